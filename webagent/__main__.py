@@ -1,0 +1,3 @@
+from webagent.cli import main
+
+raise SystemExit(main())

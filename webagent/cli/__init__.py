@@ -1,0 +1,54 @@
+"""The ``webagent`` command. Each subcommand lives in the module of its stage and registers
+itself here through a ``register(subparsers)`` function; heavy imports happen only when a
+subcommand runs."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from webagent.errors import WebAgentError
+
+# module paths that define register(subparsers); their order is the --help order
+SUBCOMMAND_MODULES = (
+    "webagent.cli.segment",
+    "webagent.cli.act",
+    "mind2web_eval.cli",
+    "live_runner.cli",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="webagent",
+        description=(
+            "ReadAgent for web pages: segment a page into fragments, gist them, look up the "
+            "ones a task needs and act; evaluate on Mind2Web; drive a real browser."
+        ),
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module_name in SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and module_name.startswith(exc.name):
+                continue  # that part of the toolkit is not built yet
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        result: int = args.func(args)
+    except WebAgentError as exc:
+        print(f"webagent {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"webagent {args.command}: interrupted", file=sys.stderr)
+        return 130
+    return result

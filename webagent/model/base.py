@@ -1,0 +1,93 @@
+"""The one model interface: requests, completions and the backend contract.
+
+Backends (OpenAI-compatible HTTP, local llama.cpp, record/replay, scripted) implement
+:class:`Backend`. Nothing calls a backend directly: :class:`webagent.model.client.Model` wraps
+it and owns retries, timeouts, usage accounting and the record/replay cache, once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["system", "user", "assistant"]
+Phase = Literal["gist", "lookup", "act", "repair", "other"]
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    role: Role
+    content: str
+
+
+class Request(BaseModel):
+    """Everything that changes a model's answer (and the phase, which does not)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    messages: tuple[Message, ...]
+    max_tokens: int = Field(default=256, ge=1)
+    temperature: float = Field(default=0.0, ge=0.0)
+    json_schema: dict[str, Any] | None = Field(
+        default=None, description="ask for JSON matching this schema, where the backend can"
+    )
+    schema_name: str = "answer"
+    stop: tuple[str, ...] = ()
+    phase: Phase = "other"
+    prompt_version: str = Field(default="", description="hash of the template that built it")
+
+    def cache_key(self, model: str) -> str:
+        """Hash of what determines the output: model, messages, sampling, schema, prompt."""
+        payload = {
+            "model": model,
+            "messages": [m.model_dump() for m in self.messages],
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "json_schema": self.json_schema,
+            "stop": list(self.stop),
+            "prompt_version": self.prompt_version,
+        }
+        blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
+        return hashlib.sha256(blob).hexdigest()
+
+
+class Completion(BaseModel):
+    text: str
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    finish_reason: str | None = None
+    cached: bool = False
+    attempts: int = 1
+
+
+class Backend(ABC):
+    """One model endpoint. Raises :mod:`webagent.errors` model errors, classified."""
+
+    #: model identifier recorded in manifests and cache keys
+    name: str
+    #: tokens the model can attend to (prompt + answer)
+    context_window: int
+    #: how many requests may be in flight at once
+    max_concurrency: int = 1
+
+    @abstractmethod
+    def complete(self, request: Request, timeout_s: float) -> Completion:
+        """Answer one request. Must not retry: the wrapper does."""
+
+    @abstractmethod
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` under this model's own tokenizer (or a stated upper estimate)."""
+
+    def count_message_tokens(self, messages: tuple[Message, ...]) -> int:
+        """Tokens of a chat prompt, with a small allowance per message for the template."""
+        return sum(self.count_tokens(m.content) + 8 for m in messages) + 4
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources (HTTP clients, model weights)."""
