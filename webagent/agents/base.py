@@ -7,7 +7,16 @@ from abc import ABC, abstractmethod
 from pydantic import BaseModel, Field
 
 from webagent.actions import Action
-from webagent.model.base import Phase
+from webagent.model.base import Phase, PhaseUsage
+
+__all__ = [
+    "Agent",
+    "LookupRound",
+    "ModelCall",
+    "Observation",
+    "PhaseUsage",
+    "StepTrace",
+]
 
 
 class Observation(BaseModel):
@@ -41,14 +50,6 @@ class LookupRound(BaseModel):
     rejected: list[str] = Field(default_factory=list, description="what was refused, and why")
     stop: bool = False
     reason: str | None = None
-
-
-class PhaseUsage(BaseModel):
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    latency_s: float = 0.0
-    cache_hits: int = 0
 
 
 class StepTrace(BaseModel):

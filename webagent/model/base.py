@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from abc import ABC, abstractmethod
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+#: characters per token assumed when no tokenizer is at hand; low, so estimates run high
+ESTIMATE_CHARS_PER_TOKEN = 3
 
 Role = Literal["system", "user", "assistant"]
 Phase = Literal["gist", "lookup", "act", "repair", "other"]
@@ -67,6 +71,16 @@ class Completion(BaseModel):
     attempts: int = 1
 
 
+class PhaseUsage(BaseModel):
+    """Usage of one phase (gist, look-up, act...): what a step or a run spent."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    cache_hits: int = 0
+
+
 class Backend(ABC):
     """One model endpoint. Raises :mod:`webagent.errors` model errors, classified."""
 
@@ -91,3 +105,12 @@ class Backend(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources (HTTP clients, model weights)."""
+
+
+def estimate_tokens(text: str) -> int:
+    """A conservative token count when the model's tokenizer is not available: ceil(chars/3).
+
+    English text under BPE tokenizers runs ~4 characters per token and HTML ~3, so this
+    over-counts rather than under-counts, and prompts built on it fit the context window.
+    """
+    return math.ceil(len(text) / ESTIMATE_CHARS_PER_TOKEN)

@@ -1,0 +1,168 @@
+"""Control flow of every agent against a scripted in-process model (no real model here)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from webagent.actions import Op
+from webagent.agents.base import Observation, StepTrace
+from webagent.agents.registry import AGENT_NAMES, AgentSettings, build_agent
+from webagent.errors import FatalModelError
+from webagent.gist.cache import GistCache
+from webagent.model.base import Request
+from webagent.model.client import Model
+from webagent.model.scripted import ScriptedBackend
+
+TASK = "Search flights from Oslo"
+FROM_FIELD = re.compile(r"id=([^\s>]+)[^>]*Departure city")
+
+
+def type_into_from_field(request: Request) -> str:
+    """An act answer that types into the From field, if the prompt shows it in full."""
+    prompt = "\n".join(m.content for m in request.messages)
+    match = FROM_FIELD.search(prompt)
+    element = match.group(1) if match else "missing"
+    return f'{{"element_id": "{element}", "op": "TYPE", "value": "Oslo"}}'
+
+
+def part_with_form(request: Request) -> int:
+    """The 1-based part whose gist mentions the search form (gists below say so)."""
+    for line in request.messages[-1].content.splitlines():
+        if "flight search form" in line:
+            return int(re.search(r"\[Part (\d+)\]", line).group(1))  # type: ignore[union-attr]
+    return 1
+
+
+def scripted(
+    lookup: Callable[[Request], str] | None = None, act: Callable[[Request], str] | None = None
+) -> ScriptedBackend:
+    def answer(request: Request) -> str:
+        if request.phase == "gist":
+            text = request.messages[-1].content
+            return "flight search form" if "Departure city" in text else "other content"
+        if request.phase == "lookup":
+            return (lookup or (lambda r: f'{{"pages": [{part_with_form(r)}], "reason": "form"}}'))(
+                request
+            )
+        return (act or type_into_from_field)(request)
+
+    return ScriptedBackend(answer, context_window=4096)
+
+
+def run_step(agent: str, backend: ScriptedBackend, html: str, **settings: object) -> StepTrace:
+    model = Model(backend, sleep=lambda _: None)
+    trace = build_agent(AgentSettings(agent=agent, **settings), model).step(  # type: ignore[arg-type]
+        Observation(task=TASK, previous_actions=["[link] Flights -> CLICK"], html=html)
+    )
+    return trace
+
+
+def test_readagent_p_reopens_the_form_and_types(flights_html: str) -> None:
+    backend = scripted()
+    trace = run_step("readagent-p", backend, flights_html)
+    assert trace.error is None, trace.error
+    assert trace.action is not None and trace.action.op is Op.TYPE
+    assert trace.action.value == "Oslo"
+    form_part = next(i for i, g in enumerate(trace.gists) if g == "flight search form")
+    assert trace.reopened == [form_part]
+    assert trace.action.element_id in trace.fragment_element_ids[form_part]
+    assert f"[Part {form_part + 1}] (full)" in trace.memory
+    assert trace.usage["gist"].calls == trace.n_fragments
+    assert trace.usage["lookup"].calls == 1 and trace.usage["act"].calls == 1
+
+
+def test_readagent_s_opens_one_at_a_time_until_stop(flights_html: str) -> None:
+    answers = iter(['{"page": "%d", "reason": "form"}', '{"page": "STOP", "reason": "enough"}'])
+
+    def lookup(request: Request) -> str:
+        answer = next(answers)
+        return answer % part_with_form(request) if "%d" in answer else answer
+
+    trace = run_step("readagent-s", scripted(lookup=lookup), flights_html)
+    assert trace.action is not None
+    assert len(trace.lookup) == 2 and trace.lookup[1].stop
+    assert len(trace.reopened) == 1
+    # the second look-up prompt already shows the opened part in full
+    second_prompt = [c for c in trace.calls if c.phase == "lookup"][1].prompt[-1]["content"]
+    assert f"[Part {trace.reopened[0] + 1}] (full)" in second_prompt
+
+
+def test_lookup_junk_is_recorded_and_the_step_goes_on(flights_html: str) -> None:
+    trace = run_step("readagent-p", scripted(lookup=lambda r: "page 999 and banana"), flights_html)
+    assert trace.reopened == []
+    assert any("out of range" in r for r in trace.lookup[0].rejected)
+    assert trace.usage["act"].calls == 1  # acts on gists alone
+
+
+def test_invalid_id_gets_one_repair_then_succeeds(flights_html: str) -> None:
+    answers = iter(['{"element_id": "n99999", "op": "CLICK", "value": ""}'])
+
+    def act(request: Request) -> str:
+        return next(answers, None) or type_into_from_field(request)
+
+    trace = run_step("readagent-p", scripted(act=act), flights_html)
+    assert trace.action is not None
+    repair = [c for c in trace.calls if c.phase == "repair"]
+    assert len(repair) == 1 and "not an id shown" in repair[0].prompt[-1]["content"]
+
+
+def test_invalid_twice_is_an_invalid_prediction(flights_html: str) -> None:
+    bad = '{"element_id": "n99999", "op": "CLICK", "value": ""}'
+    trace = run_step("readagent-p", scripted(act=lambda r: bad), flights_html)
+    assert trace.action is None
+    assert trace.error_class == "invalid_id" and "n99999" in (trace.error or "")
+
+
+def test_model_error_becomes_a_record_not_a_crash(flights_html: str) -> None:
+    def act(request: Request) -> str:
+        raise FatalModelError("HTTP 401: invalid API key")
+
+    trace = run_step("readagent-p", scripted(act=act), flights_html)
+    assert trace.action is None and trace.error_class == "model_error"
+    assert "401" in (trace.error or "")
+
+
+def test_gist_cache_means_no_fragment_is_gisted_twice(tmp_path: Path, flights_html: str) -> None:
+    backend = scripted()
+    model = Model(backend, sleep=lambda _: None)
+    cache = GistCache(tmp_path / "gists.sqlite")
+    agent = build_agent(AgentSettings(agent="gist-only"), model, cache)
+    first = agent.step(Observation(task=TASK, html=flights_html))
+    second = agent.step(Observation(task=TASK, previous_actions=["x"], html=flights_html))
+    assert first.usage["gist"].calls == first.n_fragments > 1
+    assert "gist" not in second.usage or second.usage["gist"].calls == 0
+    assert second.gist_cache_hits == second.n_fragments
+    assert second.gists == first.gists
+
+
+@pytest.mark.parametrize("agent", AGENT_NAMES)
+def test_every_agent_keeps_the_prompt_inside_the_budget(agent: str, flights_html: str) -> None:
+    budget = 1200
+    backend = scripted(act=lambda r: '{"element_id": "x", "op": "CLICK", "value": ""}')
+    trace = run_step(
+        agent, backend, flights_html * 3, context_budget=budget, max_lookup=2, repair_attempts=0
+    )
+    assert trace.error_class == "invalid_id"  # "x" is never shown
+    for request in backend.requests:
+        used = backend.count_message_tokens(request.messages) + request.max_tokens
+        assert used <= budget, (request.phase, used)
+
+
+def test_raw_html_cuts_the_page_to_the_budget(flights_html: str) -> None:
+    cards = "<div class='card'><h3>Deal</h3><p>Fly somewhere warm.</p><a href='/d'>See</a></div>"
+    long_page = flights_html.replace("</main>", cards * 60 + "</main>")
+    trace = run_step("raw-html", scripted(), long_page, context_budget=1200, max_lookup=2)
+    assert 0 < trace.timings["kept_fraction"] < 1
+    assert trace.reopened[0] == 0 and len(trace.reopened) < trace.n_fragments
+
+
+def test_retrieval_shows_the_fragment_that_matches_the_task(flights_html: str) -> None:
+    trace = run_step("retrieval", scripted(), flights_html, top_k=1)
+    assert trace.action is not None, trace.error
+    assert len(trace.reopened) == 1
+    assert trace.action.element_id in trace.fragment_element_ids[trace.reopened[0]]
+    assert "gist" not in trace.usage  # retrieval never gists

@@ -1,0 +1,126 @@
+"""Act: task, previous actions and the page as memory → one validated action.
+
+Structured output is asked for (the model layer maps the schema to what the backend
+supports); the answer is parsed by a pure parser whose errors are written for the model,
+checked against the ids the model was shown, and given ``repair_attempts`` repairs with the
+error before the step is recorded as an invalid prediction.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from webagent.actions import Action, Op
+from webagent.agents.calls import CallLog
+from webagent.errors import OutputParseError
+from webagent.model.base import Message, Request
+from webagent.prompts import load_template
+
+ACT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "element_id": {"type": "string"},
+        "op": {"type": "string", "enum": [op.value for op in Op]},
+        "value": {"type": "string"},
+    },
+    "required": ["element_id", "op", "value"],
+}
+#: above this many shown ids the schema leaves element_id free (validation still checks it)
+MAX_ENUM_IDS = 500
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+_ID_PREFIX = re.compile(r"^(?:id\s*[=:]\s*)", re.I)
+
+
+class ActResult(BaseModel):
+    action: Action | None
+    error: str | None = None
+    error_class: str | None = None
+    repairs: int = 0
+
+
+def act_schema(shown_ids: Sequence[str]) -> dict[str, Any]:
+    """The act schema; where the backend constrains decoding, only shown ids can come out."""
+    if not shown_ids or len(shown_ids) > MAX_ENUM_IDS:
+        return ACT_SCHEMA
+    properties = {
+        **ACT_SCHEMA["properties"],
+        "element_id": {"type": "string", "enum": list(shown_ids)},
+    }
+    return {**ACT_SCHEMA, "properties": properties}
+
+
+def parse_action(text: str, shown_ids: Sequence[str]) -> Action:
+    """Parse one act answer. Raises OutputParseError with a message the model can act on."""
+    match = _JSON_OBJECT.search(text)
+    if match is None:
+        raise OutputParseError("the answer holds no JSON object")
+    try:
+        data = json.loads(match.group(0))
+    except json.JSONDecodeError as exc:
+        raise OutputParseError(f"the JSON is malformed ({exc.msg} at char {exc.pos})") from exc
+    if not isinstance(data, dict):
+        raise OutputParseError("the answer must be a JSON object")
+    element_id = _ID_PREFIX.sub("", str(data.get("element_id", "")).strip()).strip("\"' ")
+    if not element_id:
+        raise OutputParseError("element_id is missing or empty")
+    op_text = str(data.get("op", "")).strip().upper()
+    if op_text not in Op.__members__:
+        raise OutputParseError(f"op {op_text!r} is not one of CLICK, TYPE, SELECT")
+    op = Op(op_text)
+    value = "" if op is Op.CLICK else str(data.get("value") or "").strip()
+    if op is not Op.CLICK and not value:
+        raise OutputParseError(f"{op.value} needs a non-empty value")
+    if element_id not in set(shown_ids):
+        raise OutputParseError(f"element_id {element_id!r} is not an id shown on the page")
+    return Action(element_id=element_id, op=op, value=value)
+
+
+def act_messages(task: str, previous: str, page: str) -> tuple[tuple[Message, ...], str]:
+    template = load_template("act")
+    return template.render(task=task, previous_actions=previous, page=page), template.version_tag
+
+
+def predict_action(
+    messages: tuple[Message, ...],
+    prompt_version: str,
+    shown_ids: Sequence[str],
+    *,
+    max_tokens: int,
+    repair_attempts: int,
+    log: CallLog,
+) -> ActResult:
+    """Ask, parse, validate; repair with the error up to ``repair_attempts`` times."""
+    request = Request(
+        messages=messages,
+        max_tokens=max_tokens,
+        json_schema=act_schema(shown_ids),
+        schema_name="action",
+        phase="act",
+        prompt_version=prompt_version,
+    )
+    repair = load_template("act_repair")
+    error = ""
+    for attempt in range(repair_attempts + 1):
+        answer = log.generate(request).text
+        try:
+            return ActResult(action=parse_action(answer, shown_ids), repairs=attempt)
+        except OutputParseError as exc:
+            error = str(exc)
+        valid = ", ".join(list(shown_ids)[:30]) or "(none)"
+        request = request.model_copy(
+            update={
+                "messages": (
+                    *messages,
+                    Message(role="assistant", content=answer),
+                    *repair.render(error=error, valid_ids=valid),
+                ),
+                "phase": "repair",
+            }
+        )
+    error_class = "invalid_id" if "not an id shown" in error else "invalid_output"
+    return ActResult(action=None, error=error, error_class=error_class, repairs=repair_attempts)

@@ -1,0 +1,40 @@
+"""Baselines that share ReadAgent's act prompt and budget.
+
+``RawHtmlAgent``: the cleaned page in document order, cut to the page budget (the
+beginning of the page is kept; what is cut is recorded). ``RetrievalAgent``: the top-k
+fragments by BM25 (or embeddings) against task + previous actions, shown in page order.
+"""
+
+from __future__ import annotations
+
+from webagent.agents.context import truncate_to_tokens
+from webagent.agents.pipeline import Memory, PageAgent, StepContext
+from webagent.memory import fit_reopened, render_fragments
+from webagent.retrieval import build_retriever
+
+
+class RawHtmlAgent(PageAgent):
+    def build_memory(self, ctx: StepContext) -> Memory:
+        fragments = ctx.page.fragments
+        whole = "\n".join(f.html for f in fragments)
+        text = truncate_to_tokens(whole, ctx.budget, self.model.count_tokens)
+        # which fragments made it (wholly or in part) into the kept prefix
+        kept, offset = [], 0
+        for fragment in fragments:
+            if offset >= len(text):
+                break
+            kept.append(fragment.index)
+            offset += len(fragment.html) + 1
+        ctx.trace.timings["kept_fraction"] = len(text) / max(len(whole), 1)
+        return Memory(text=text, reopened=kept)
+
+
+class RetrievalAgent(PageAgent):
+    def build_memory(self, ctx: StepContext) -> Memory:
+        retriever = build_retriever(self.settings.retriever)
+        query = " ".join([ctx.observation.task, *ctx.observation.previous_actions[-3:]])
+        ranked = retriever.rank(query, ctx.page.fragments)[: self.settings.top_k]
+        chosen, _ = fit_reopened(
+            ctx.page.fragments, None, ranked, ctx.budget, self.model.count_tokens
+        )
+        return Memory(text=render_fragments(ctx.page.fragments, chosen), reopened=sorted(chosen))

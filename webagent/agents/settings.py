@@ -1,0 +1,43 @@
+"""Agent settings: one frozen object per run, written into every manifest."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+AgentName = Literal["readagent-p", "readagent-s", "raw-html", "gist-only", "retrieval"]
+AGENT_NAMES: tuple[AgentName, ...] = (
+    "readagent-p",
+    "readagent-s",
+    "raw-html",
+    "gist-only",
+    "retrieval",
+)
+
+
+class AgentSettings(BaseModel):
+    """What an agent does with a page. Every agent shares the act prompt and the budget."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    agent: AgentName = "readagent-p"
+    context_budget: int | None = Field(
+        default=None, ge=512, description="tokens per prompt; None = the model's context window"
+    )
+    depth: int | None = Field(default=None, ge=1, le=30, description="split depth; None = default")
+    max_lookup: int = Field(default=5, ge=1, le=20, description="fragments reopened at most")
+    gister: Literal["model", "extractive"] = "model"
+    gist_words: int = Field(default=30, ge=5, le=200)
+    gist_max_tokens: int = Field(default=64, ge=8, le=512)
+    retriever: Literal["bm25", "embedding"] = "bm25"
+    top_k: int = Field(default=5, ge=1, le=50, description="fragments the retrieval baseline shows")
+    reserve_tokens: int = Field(
+        default=384, ge=64, description="room kept for task, previous actions and instructions"
+    )
+    lookup_max_tokens: int = Field(default=64, ge=8)
+    act_max_tokens: int = Field(default=96, ge=16)
+    repair_attempts: int = Field(default=1, ge=0, le=3)
+
+    def manifest(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")

@@ -1,0 +1,113 @@
+"""``webagent act``: one step of an agent on one page, printed for a person or a program."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from webagent.agents.base import Observation, StepTrace
+from webagent.agents.registry import build_agent
+from webagent.cli.options import (
+    add_agent_arguments,
+    add_model_arguments,
+    agent_settings_from_args,
+    gist_cache_from_args,
+    model_settings_from_args,
+)
+from webagent.errors import PageError
+from webagent.model.factory import build_model
+
+HELP = "run one agent step on a page and print the reopened fragments and the action"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "act",
+        help=HELP,
+        description=HELP + ". Elements are named by their backend_node_id (assigned in "
+        "document order as n1, n2, ... when the page has none).",
+    )
+    parser.add_argument("--page", required=True, help="an HTML file, or a bundled sample name")
+    parser.add_argument("--task", required=True, help="what the agent should do")
+    parser.add_argument(
+        "--previous",
+        action="append",
+        default=[],
+        metavar="ACTION",
+        help='a previous action, e.g. "[textbox] From -> TYPE: Oslo" (repeatable, oldest first)',
+    )
+    parser.add_argument("--json", action="store_true", help="print the full step trace as JSON")
+    add_agent_arguments(parser)
+    add_model_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def read_page(page: str) -> bytes:
+    path = Path(page)
+    if not path.is_file():
+        from webagent.samples import SAMPLE_PAGES, sample_page_path
+
+        if page not in SAMPLE_PAGES:
+            raise PageError(f"{page}: no such file, nor a sample page ({', '.join(SAMPLE_PAGES)})")
+        path = sample_page_path(page)
+    return path.read_bytes()
+
+
+def run(args: argparse.Namespace) -> int:
+    html = read_page(args.page)
+    agent_settings = agent_settings_from_args(args)
+    model = build_model(model_settings_from_args(args, os.environ))
+    cache = gist_cache_from_args(args, os.environ)
+    try:
+        agent = build_agent(agent_settings, model, cache)
+        trace = agent.step(
+            Observation(
+                task=args.task,
+                previous_actions=args.previous,
+                html=html.decode("utf-8", errors="replace"),
+            )
+        )
+    finally:
+        model.close()
+        if cache is not None:
+            cache.close()
+    if args.json:
+        print(trace.model_dump_json(indent=2))
+    else:
+        print_trace(trace)
+    return 0 if trace.action is not None else 1
+
+
+def print_trace(trace: StepTrace) -> None:
+    out = sys.stdout
+    out.write(f"agent: {trace.agent}\n")
+    out.write(f"page: {trace.n_fragments} fragments, {trace.page_tokens} tokens\n")
+    for round_ in trace.lookup:
+        asked = ", ".join(str(n) for n in round_.requested) or "-"
+        out.write(f"look-up asked for parts: {asked}" + (" (STOP)" if round_.stop else "") + "\n")
+        for rejected in round_.rejected:
+            out.write(f"  refused {rejected}\n")
+    shown = ", ".join(str(i + 1) for i in trace.reopened) or "none"
+    label = "kept parts" if trace.agent in ("raw-html", "retrieval") else "reopened parts"
+    out.write(f"{label}: {shown}\n")
+    for index in trace.reopened[:10]:
+        ids = trace.fragment_element_ids[index]
+        preview = ", ".join(ids[:8]) + (" ..." if len(ids) > 8 else "")
+        out.write(f"  part {index + 1}: {trace.fragment_tokens[index]} tokens, ids {preview}\n")
+    out.write(f"act prompt: {trace.prompt_tokens} tokens\n")
+    for phase, usage in sorted(trace.usage.items()):
+        out.write(
+            f"  {phase}: {usage.calls} calls, {usage.input_tokens} in / {usage.output_tokens} "
+            f"out tokens, {usage.latency_s:.1f} s, {usage.cache_hits} cache hits\n"
+        )
+    if trace.action is not None:
+        a = trace.action
+        out.write(
+            f"action: {a.op.value} element {a.element_id}"
+            + (f" value {a.value!r}" if a.value else "")
+            + "\n"
+        )
+    else:
+        out.write(f"no valid action ({trace.error_class}): {trace.error}\n")

@@ -1,0 +1,139 @@
+"""Gisting: one short gist per fragment, by the model or extractively.
+
+Gists are cached (``GistCache``) by model, prompt version, gist settings and fragment
+content. Uncached fragments of a page are gisted concurrently, as many at once as the
+backend serves (``Model.map_generate``).
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+
+from webagent.agents.calls import CallLog
+from webagent.agents.settings import AgentSettings
+from webagent.errors import ModelError
+from webagent.gist.cache import GistCache, gist_key
+from webagent.html.fragment import Fragment
+from webagent.model.base import Request
+from webagent.prompts import load_template
+
+_SPACE = re.compile(r"\s+")
+_ELEMENT = re.compile(r"<(\w+) id=([^\s>]+)([^>]*)>([^<]{0,60})")
+_LABEL_ATTR = re.compile(r'(?:aria-label|placeholder|title|value|name|alt)="([^"]{1,40})"')
+
+
+def _cut_words(text: str, words: int) -> str:
+    parts = _SPACE.sub(" ", text).strip().split(" ")
+    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
+
+
+class Gister(ABC):
+    name: str
+
+    def __init__(self, settings: AgentSettings) -> None:
+        self.settings = settings
+
+    @property
+    @abstractmethod
+    def version_tag(self) -> str:
+        """What, besides the fragment, determines a gist (goes into the cache key)."""
+
+    @abstractmethod
+    def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
+        """Gists of fragments not found in the cache, same order."""
+
+    def gist_all(
+        self, fragments: list[Fragment], log: CallLog, cache: GistCache | None
+    ) -> list[str]:
+        gists: list[str | None] = [None] * len(fragments)
+        keys = [
+            gist_key(log.model.name, self.version_tag, self._settings_tag(), f.path + "\n" + f.html)
+            for f in fragments
+        ]
+        todo: list[int] = []
+        for i, key in enumerate(keys):
+            hit = cache.get(key) if cache is not None else None
+            if hit is None:
+                todo.append(i)
+            else:
+                gists[i] = hit
+                log.count_hit("gist")
+        fresh = self._gist_uncached([fragments[i] for i in todo], log)
+        for i, gist in zip(todo, fresh, strict=True):
+            gists[i] = gist
+            if cache is not None:
+                cache.put(keys[i], gist)
+        return [g or "" for g in gists]
+
+    def _settings_tag(self) -> str:
+        return f"{self.name}/{self.settings.gist_words}w/{self.settings.gist_max_tokens}t"
+
+
+class ExtractiveGister(Gister):
+    """No model: the fragment's visible text and its controls with ids, cut to budget."""
+
+    name = "extractive"
+
+    @property
+    def version_tag(self) -> str:
+        return "extractive@1"
+
+    def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
+        return [extractive_gist(f, self.settings.gist_words) for f in fragments]
+
+
+def extractive_gist(fragment: Fragment, words: int) -> str:
+    controls = []
+    interactive = set(fragment.interactive_ids)
+    for tag, element_id, attrs, text in _ELEMENT.findall(fragment.html):
+        if element_id not in interactive:
+            continue
+        label = text.strip() or next(iter(_LABEL_ATTR.findall(attrs)), "")
+        controls.append(f"{tag} {_cut_words(label, 4)!r} (id={element_id})")
+    text = _cut_words(fragment.text, max(words // 2, 3)) if fragment.text else ""
+    shown = "; ".join(controls[: max(words // 6, 1)])
+    more = f" +{len(controls) - max(words // 6, 1)} more" if len(controls) > words // 6 else ""
+    return f"{text} | controls: {shown}{more}" if controls else text or "(empty)"
+
+
+class ModelGister(Gister):
+    """The model writes each gist from the ``gist`` prompt template."""
+
+    name = "model"
+
+    @property
+    def version_tag(self) -> str:
+        return load_template("gist").version_tag
+
+    def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
+        if not fragments:
+            return []
+        template = load_template("gist")
+        requests = [
+            Request(
+                messages=template.render(
+                    fragment=f.html,
+                    path=f.path or "(page root)",
+                    word_budget=self.settings.gist_words,
+                ),
+                max_tokens=self.settings.gist_max_tokens,
+                phase="gist",
+                prompt_version=template.version_tag,
+            )
+            for f in fragments
+        ]
+        gists = []
+        for fragment, result in zip(fragments, log.generate_many(requests), strict=True):
+            if isinstance(result, ModelError):
+                raise result
+            gist = _SPACE.sub(" ", result.text).strip()
+            # an empty answer would hide the fragment from look-up: fall back, visibly
+            gists.append(
+                gist or "[extractive] " + extractive_gist(fragment, self.settings.gist_words)
+            )
+        return gists
+
+
+def build_gister(settings: AgentSettings) -> Gister:
+    return ModelGister(settings) if settings.gister == "model" else ExtractiveGister(settings)

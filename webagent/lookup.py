@@ -1,0 +1,183 @@
+"""Look-up: the model chooses which fragments to reopen.
+
+``parse_lookup_answer`` is a pure parser: JSON (``{"pages": [..]}`` / ``{"page": ..}``) or
+free text, page numbers out of range, duplicates and junk are recorded as rejected, never
+raised. ``lookup_parallel`` (ReadAgent-P) asks once for up to N fragments;
+``lookup_sequential`` (ReadAgent-S) asks for one at a time, showing what is already open,
+until the model says STOP or N are open.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from webagent.agents.base import LookupRound
+from webagent.agents.calls import CallLog
+from webagent.html.fragment import Fragment
+from webagent.memory import fit_reopened, gist_line, render_memory
+from webagent.model.base import Request
+from webagent.prompts import load_template
+
+_JSON_BLOCK = re.compile(r"\{.*\}|\[.*\]", re.DOTALL)
+_NAMED_NUMBER = re.compile(r"(?:part|page|fragment)s?\s*(?:#|no\.?|number)?\s*(\d+)", re.I)
+_ANY_NUMBER = re.compile(r"(?<![\w.])(-?\d+)(?![\w.])")
+_STOP = re.compile(r"\bstop\b", re.I)
+
+PARALLEL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pages": {"type": "array", "items": {"type": "integer"}},
+        "reason": {"type": "string"},
+    },
+    "required": ["pages", "reason"],
+}
+SEQUENTIAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"page": {"type": "string"}, "reason": {"type": "string"}},
+    "required": ["page", "reason"],
+}
+
+
+def _from_json(text: str) -> tuple[list[object], bool, str | None] | None:
+    match = _JSON_BLOCK.search(text)
+    if match is None:
+        return None
+    try:
+        data = json.loads(match.group(0))
+    except json.JSONDecodeError:
+        return None
+    if isinstance(data, list):
+        return data, False, None
+    if not isinstance(data, dict):
+        return None
+    reason = data.get("reason") if isinstance(data.get("reason"), str) else None
+    raw = data.get("pages", data.get("page", []))
+    items = raw if isinstance(raw, list) else [raw]
+    stop = any(isinstance(x, str) and _STOP.fullmatch(x.strip()) for x in items)
+    return (
+        [x for x in items if not (isinstance(x, str) and _STOP.fullmatch(x.strip()))],
+        stop,
+        reason,
+    )
+
+
+def _from_text(text: str) -> tuple[list[object], bool]:
+    numbers: list[object] = [m for m in _NAMED_NUMBER.findall(text)]
+    if not numbers:
+        numbers = list(_ANY_NUMBER.findall(text))
+    return numbers, bool(_STOP.search(text)) and not numbers
+
+
+def parse_lookup_answer(
+    text: str, n_fragments: int, max_pages: int, already_open: Sequence[int] = ()
+) -> LookupRound:
+    """Turn a look-up answer into 0-based fragment indices, recording what was refused."""
+    parsed = _from_json(text)
+    if parsed is not None:
+        items, stop, reason = parsed
+    else:
+        items, stop = _from_text(text)
+        reason = None
+    result = LookupRound(raw=text, stop=stop, reason=reason)
+    if not items and not stop:
+        result.rejected.append("no page number found in the answer")
+    for item in items:
+        try:
+            number = int(str(item).strip())
+        except ValueError:
+            result.rejected.append(f"{item!r}: not a page number")
+            continue
+        result.requested.append(number)
+        index = number - 1
+        if not 0 <= index < n_fragments:
+            result.rejected.append(f"{number}: out of range 1..{n_fragments}")
+        elif index in result.accepted or index in already_open:
+            result.rejected.append(f"{number}: duplicate")
+        elif len(result.accepted) >= max_pages:
+            result.rejected.append(f"{number}: over the limit of {max_pages}")
+        else:
+            result.accepted.append(index)
+    return result
+
+
+def _format_gists(gists: Sequence[str]) -> str:
+    return "\n".join(gist_line(i, g) for i, g in enumerate(gists))
+
+
+def lookup_parallel(
+    *,
+    task: str,
+    previous: str,
+    fragments: Sequence[Fragment],
+    gists: Sequence[str],
+    max_pages: int,
+    budget_tokens: int,
+    max_tokens: int,
+    log: CallLog,
+    count_tokens: Callable[[str], int],
+) -> tuple[list[int], list[LookupRound]]:
+    template = load_template("lookup_parallel")
+    request = Request(
+        messages=template.render(
+            task=task, previous_actions=previous, gists=_format_gists(gists), max_pages=max_pages
+        ),
+        max_tokens=max_tokens,
+        json_schema=PARALLEL_SCHEMA,
+        schema_name="lookup",
+        phase="lookup",
+        prompt_version=template.version_tag,
+    )
+    answer = log.generate(request).text
+    round_ = parse_lookup_answer(answer, len(fragments), max_pages)
+    accepted, refused = fit_reopened(fragments, gists, round_.accepted, budget_tokens, count_tokens)
+    round_.accepted = accepted
+    round_.rejected += [f"{i + 1}: does not fit the context budget" for i in refused]
+    return accepted, [round_]
+
+
+def lookup_sequential(
+    *,
+    task: str,
+    previous: str,
+    fragments: Sequence[Fragment],
+    gists: Sequence[str],
+    max_pages: int,
+    budget_tokens: int,
+    max_tokens: int,
+    log: CallLog,
+    count_tokens: Callable[[str], int],
+) -> tuple[list[int], list[LookupRound]]:
+    template = load_template("lookup_sequential")
+    opened: list[int] = []
+    rounds: list[LookupRound] = []
+    while len(opened) < max_pages:
+        request = Request(
+            messages=template.render(
+                task=task,
+                previous_actions=previous,
+                memory=render_memory(fragments, gists, opened),
+                opened=", ".join(str(i + 1) for i in opened) or "none",
+                remaining=max_pages - len(opened),
+            ),
+            max_tokens=max_tokens,
+            json_schema=SEQUENTIAL_SCHEMA,
+            schema_name="lookup",
+            phase="lookup",
+            prompt_version=template.version_tag,
+        )
+        round_ = parse_lookup_answer(log.generate(request).text, len(fragments), 1, opened)
+        rounds.append(round_)
+        if round_.stop or not round_.accepted:
+            break  # STOP, or an answer naming no new page: asking again would repeat it
+        fits, refused = fit_reopened(
+            fragments, gists, [*opened, *round_.accepted], budget_tokens, count_tokens
+        )
+        if refused:
+            round_.accepted = []
+            round_.rejected += [f"{i + 1}: does not fit the context budget" for i in refused]
+            break
+        opened = fits
+    return opened, rounds
