@@ -26,7 +26,7 @@ ACT_SCHEMA: dict[str, Any] = {
     "properties": {
         "element_id": {"type": "string"},
         "op": {"type": "string", "enum": [op.value for op in Op]},
-        "value": {"type": "string"},
+        "value": {"type": "string", "maxLength": 200},
     },
     "required": ["element_id", "op", "value"],
 }
@@ -60,7 +60,7 @@ def parse_action(text: str, shown_ids: Sequence[str]) -> Action:
     if match is None:
         raise OutputParseError("the answer holds no JSON object")
     try:
-        data = json.loads(match.group(0))
+        data = json.loads(match.group(0), strict=False)
     except json.JSONDecodeError as exc:
         raise OutputParseError(f"the JSON is malformed ({exc.msg} at char {exc.pos})") from exc
     if not isinstance(data, dict):

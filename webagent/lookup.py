@@ -30,13 +30,16 @@ PARALLEL_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "pages": {"type": "array", "items": {"type": "integer"}},
-        "reason": {"type": "string"},
+        "reason": {"type": "string", "maxLength": 200},
     },
     "required": ["pages", "reason"],
 }
 SEQUENTIAL_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"page": {"type": "string"}, "reason": {"type": "string"}},
+    "properties": {
+        "page": {"type": "string", "maxLength": 8},
+        "reason": {"type": "string", "maxLength": 200},
+    },
     "required": ["page", "reason"],
 }
 
@@ -46,7 +49,7 @@ def _from_json(text: str) -> tuple[list[object], bool, str | None] | None:
     if match is None:
         return None
     try:
-        data = json.loads(match.group(0))
+        data = json.loads(match.group(0), strict=False)
     except json.JSONDecodeError:
         return None
     if isinstance(data, list):

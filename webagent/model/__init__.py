@@ -1,0 +1,67 @@
+"""The model layer: one ``Model`` wrapper over interchangeable backends.
+
+Backends that need heavy optional packages (``OpenAIBackend`` needs openai,
+``LlamaLocalBackend`` needs llama-cpp-python) are imported on first use, so importing this
+package stays light.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from webagent.model.base import (
+    Backend,
+    Completion,
+    Message,
+    Phase,
+    Request,
+    Role,
+    estimate_tokens,
+)
+from webagent.model.client import Model
+from webagent.model.factory import build_backend, build_model
+from webagent.model.replay import RecordingBackend, ReplayBackend
+from webagent.model.retry import RetryPolicy
+from webagent.model.scripted import ScriptedBackend
+from webagent.model.settings import ModelSettings, default_model_path
+from webagent.model.usage import PhaseStats, UsageScope
+
+if TYPE_CHECKING:
+    from webagent.model.llama_local import LlamaLocalBackend
+    from webagent.model.openai_backend import OpenAIBackend
+
+__all__ = [
+    "Backend",
+    "Completion",
+    "LlamaLocalBackend",
+    "Message",
+    "Model",
+    "ModelSettings",
+    "OpenAIBackend",
+    "Phase",
+    "PhaseStats",
+    "RecordingBackend",
+    "ReplayBackend",
+    "Request",
+    "RetryPolicy",
+    "Role",
+    "ScriptedBackend",
+    "UsageScope",
+    "build_backend",
+    "build_model",
+    "default_model_path",
+    "estimate_tokens",
+]
+
+_LAZY = {
+    "LlamaLocalBackend": "webagent.model.llama_local",
+    "OpenAIBackend": "webagent.model.openai_backend",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'webagent.model' has no attribute {name!r}")

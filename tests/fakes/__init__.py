@@ -1,0 +1,1 @@
+"""Fake HTTP servers for fault tests: real sockets on 127.0.0.1, scripted misbehaviour."""

@@ -1,0 +1,183 @@
+"""A fake OpenAI-compatible server on 127.0.0.1 whose answers follow a script of faults.
+
+Each chat request takes the next behaviour from ``script`` (then ``default``):
+
+``ok``         a valid chat completion whose content is ``reply``
+``500``        HTTP 500 with an OpenAI-style error body
+``429``        HTTP 429 (rate limited)
+``400``        HTTP 400 (a bad request)
+``401``        HTTP 401 (bad API key)
+``context``    HTTP 400 saying the prompt exceeds the context length
+``hang``       accepts the request and never answers (until the server stops)
+``garbage``    HTTP 200 with a body that is not JSON
+``truncated``  HTTP 200 announcing more bytes than it sends, then closes the connection
+``no_choices`` HTTP 200, valid JSON without choices
+
+``reject_json_schema`` makes it answer 500 to ``response_format.type == "json_schema"`` (as
+llama-cpp-python's server does). ``tokenizer`` picks which tokenize endpoint exists.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+Tokenizer = Literal["llama-cpp-python", "llama.cpp"] | None
+HANG_LIMIT_S = 60.0
+
+
+class FakeOpenAIServer:
+    def __init__(
+        self,
+        script: Iterable[str] = (),
+        *,
+        default: str = "ok",
+        reply: str = "fake answer",
+        reject_json_schema: bool = False,
+        tokenizer: Tokenizer = None,
+        n_ctx: int | None = None,
+    ) -> None:
+        self.script = list(script)
+        self.default = default
+        self.reply = reply
+        self.reject_json_schema = reject_json_schema
+        self.tokenizer = tokenizer
+        self.n_ctx = n_ctx
+        self.chat_requests: list[dict[str, Any]] = []
+        self.paths: list[str] = []
+        self.stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> FakeOpenAIServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def next_behaviour(self, body: dict[str, Any]) -> str:
+        with self._lock:
+            self.chat_requests.append(body)
+            behaviour = self.script.pop(0) if self.script else self.default
+        response_format = body.get("response_format") or {}
+        if self.reject_json_schema and response_format.get("type") == "json_schema":
+            return "500"
+        return behaviour
+
+
+def _completion(reply: str, model: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": reply},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14},
+    }
+
+
+def _error(status: int, message: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "fake_error", "code": status}}
+
+
+def _handler_for(fake: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: tests read ``fake.paths`` instead."""
+
+        def _send(self, status: int, payload: Any) -> None:
+            body = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _body(self) -> dict[str, Any]:
+            length = int(self.headers.get("Content-Length") or 0)
+            data = json.loads(self.rfile.read(length) or b"{}")
+            return data if isinstance(data, dict) else {}
+
+        def do_GET(self) -> None:
+            fake.paths.append(self.path)
+            if self.path == "/props" and fake.n_ctx is not None:
+                self._send(200, {"default_generation_settings": {"n_ctx": fake.n_ctx}})
+            elif self.path == "/v1/models":
+                self._send(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
+            else:
+                self._send(404, _error(404, f"no {self.path}"))
+
+        def do_POST(self) -> None:
+            fake.paths.append(self.path)
+            body = self._body()
+            if self.path == "/v1/chat/completions":
+                self._chat(fake.next_behaviour(body), str(body.get("model")))
+            elif self.path == "/extras/tokenize/count" and fake.tokenizer == "llama-cpp-python":
+                self._send(200, {"count": len(str(body.get("input", "")).split())})
+            elif self.path == "/tokenize" and fake.tokenizer == "llama.cpp":
+                self._send(200, {"tokens": list(range(len(str(body.get("content")).split())))})
+            else:
+                self._send(404, _error(404, f"no {self.path}"))
+
+        def _chat(self, behaviour: str, model: str) -> None:
+            if behaviour == "ok":
+                self._send(200, _completion(fake.reply, model))
+            elif behaviour in ("500", "429", "400", "401"):
+                self._send(int(behaviour), _error(int(behaviour), f"scripted {behaviour}"))
+            elif behaviour == "context":
+                self._send(400, _error(400, "This model's maximum context length is 8 tokens"))
+            elif behaviour == "hang":
+                fake.stopping.wait(HANG_LIMIT_S)
+                self.close_connection = True
+            elif behaviour == "garbage":
+                self._raw(b"<html>502 Bad Gateway</html>", announced=None)
+            elif behaviour == "truncated":
+                self._raw(json.dumps(_completion(fake.reply, model)).encode()[:40], announced=400)
+            elif behaviour == "no_choices":
+                self._send(200, {"id": "x", "object": "chat.completion", "choices": []})
+            else:
+                raise ValueError(f"unknown fake behaviour {behaviour!r}")
+
+        def _raw(self, body: bytes, announced: int | None) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(announced or len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+            self.close_connection = True
+
+    return Handler
+
+
+def closed_port_url() -> str:
+    """A base URL on 127.0.0.1 where nothing listens: connecting is refused."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"

@@ -1,0 +1,175 @@
+"""``Model``: the one wrapper around any backend. It owns retries, timeouts and usage."""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from types import TracebackType
+
+from webagent.errors import ModelError
+from webagent.model.base import Backend, Completion, Message, Request
+from webagent.model.retry import RetryPolicy
+from webagent.model.usage import (
+    PhaseStats,
+    UsageLedger,
+    UsageScope,
+    active_ledgers,
+    open_scope,
+    usage_diff,
+)
+
+log = logging.getLogger(__name__)
+
+
+class Model:
+    """Calls a :class:`Backend` with timeouts, retries and usage accounting.
+
+    Transient errors (5xx, timeouts, connection errors) are retried with exponential backoff
+    and jitter, rate limits (429) with a longer one; fatal errors are raised at once. ``sleep``
+    and ``rng`` are injectable so that tests run without waiting.
+    """
+
+    def __init__(
+        self,
+        backend: Backend,
+        policy: RetryPolicy | None = None,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._backend = backend
+        self._policy = policy or RetryPolicy()
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        self._ledger = UsageLedger()
+
+    # --- what the model is -------------------------------------------------------------
+    @property
+    def backend(self) -> Backend:
+        return self._backend
+
+    @property
+    def policy(self) -> RetryPolicy:
+        return self._policy
+
+    @property
+    def name(self) -> str:
+        return self._backend.name
+
+    @property
+    def context_window(self) -> int:
+        return self._backend.context_window
+
+    @property
+    def max_concurrency(self) -> int:
+        return max(1, self._backend.max_concurrency)
+
+    def count_tokens(self, text: str) -> int:
+        return self._backend.count_tokens(text)
+
+    def count_message_tokens(self, messages: tuple[Message, ...]) -> int:
+        return self._backend.count_message_tokens(messages)
+
+    # --- calling it --------------------------------------------------------------------
+    def generate(self, request: Request) -> Completion:
+        """Answer ``request``, retrying transient errors; raises the last error if all fail."""
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                completion = self._backend.complete(request, self._policy.timeout_s)
+            except ModelError as exc:
+                if not exc.transient or attempt > self._policy.max_retries:
+                    self._count_failure(request, attempt)
+                    if attempt > 1:
+                        exc.add_note(f"{self.name}: gave up after {attempt} attempts")
+                    raise
+                delay = self._policy.delay(exc, attempt, self._rng)
+                log.warning(
+                    "%s %s call failed (attempt %d of %d): %s; retrying in %.1f s",
+                    self.name,
+                    request.phase,
+                    attempt,
+                    self._policy.max_retries + 1,
+                    exc,
+                    delay,
+                )
+                self._sleep(delay)
+                continue
+            latency = time.monotonic() - started
+            completion = completion.model_copy(update={"attempts": attempt, "latency_s": latency})
+            self._count_success(request, completion)
+            return completion
+
+    def map_generate(self, requests: Sequence[Request]) -> list[Completion | ModelError]:
+        """Answer many requests, up to ``max_concurrency`` at once, in order.
+
+        A request that fails after its retries yields its :class:`ModelError` in place of a
+        completion; the others go on. Usage scopes open in the caller cover the workers.
+        """
+        workers = min(self.max_concurrency, len(requests))
+        if workers <= 1:
+            return [self._generate_or_error(request) for request in requests]
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="webagent-model") as pool:
+            futures = [
+                pool.submit(contextvars.copy_context().run, self._generate_or_error, request)
+                for request in requests
+            ]
+            return [future.result() for future in futures]
+
+    def _generate_or_error(self, request: Request) -> Completion | ModelError:
+        try:
+            return self.generate(request)
+        except ModelError as exc:
+            return exc
+
+    # --- usage -------------------------------------------------------------------------
+    def _count_success(self, request: Request, completion: Completion) -> None:
+        for ledger in (self._ledger, *active_ledgers()):
+            ledger.add_success(request.phase, completion, retries=completion.attempts - 1)
+
+    def _count_failure(self, request: Request, attempts: int) -> None:
+        for ledger in (self._ledger, *active_ledgers()):
+            ledger.add_failure(request.phase, retries=attempts - 1)
+
+    def usage_snapshot(self) -> dict[str, PhaseStats]:
+        """Totals per phase since this model was built (or last reset)."""
+        return self._ledger.snapshot()
+
+    def usage_since(self, before: dict[str, PhaseStats]) -> dict[str, PhaseStats]:
+        """Usage added since ``before`` (an earlier :meth:`usage_snapshot`)."""
+        return usage_diff(self._ledger.snapshot(), before)
+
+    def reset_usage(self) -> None:
+        self._ledger.reset()
+
+    @contextmanager
+    def usage_scope(self) -> Iterator[UsageScope]:
+        """Count the calls made inside the block (this thread and its ``map_generate`` workers;
+        calls of any :class:`Model`), unaffected by other threads sharing the model."""
+        with open_scope() as scope:
+            yield scope
+
+    # --- lifetime ----------------------------------------------------------------------
+    def close(self) -> None:
+        self._backend.close()
+
+    def __enter__(self) -> Model:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Model({self.name!r}, backend={type(self._backend).__name__})"

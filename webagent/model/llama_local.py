@@ -1,0 +1,121 @@
+"""The embedded model: a GGUF file run in-process by llama-cpp-python (default: SmolLM2-135M).
+
+Weights load on the first call, not at construction. One generation runs at a time (a lock).
+Structured output uses llama.cpp's JSON-schema grammar, so the answer is always well-formed
+JSON. A running generation cannot be interrupted; its time is bounded by ``max_tokens`` and
+the context size, and ``timeout_s`` bounds the wait for the model to be free.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from webagent.errors import (
+    FatalModelError,
+    MissingDependencyError,
+    ModelTimeoutError,
+)
+from webagent.model.base import Backend, Completion, Request
+from webagent.model.settings import ModelSettings
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
+
+_MAX_DEFAULT_THREADS = 8
+
+
+class LlamaLocalBackend(Backend):
+    max_concurrency = 1
+
+    def __init__(self, settings: ModelSettings) -> None:
+        self._path = settings.resolved_model_path()
+        self._n_ctx = settings.n_ctx
+        self._n_threads = settings.n_threads or min(os.cpu_count() or 1, _MAX_DEFAULT_THREADS)
+        self._structured = settings.structured_output != "none"
+        self.name = settings.model_name or self._path.stem
+        self.context_window = min(settings.context_window or settings.n_ctx, settings.n_ctx)
+        self._llama: Llama | None = None
+        self._lock = threading.Lock()
+        self._load_lock = threading.Lock()
+
+    @property
+    def model_path(self) -> str:
+        return str(self._path)
+
+    def _model(self) -> Llama:
+        with self._load_lock:
+            if self._llama is None:
+                try:
+                    from llama_cpp import Llama
+                except ImportError as exc:
+                    raise MissingDependencyError("llama-cpp-python", "local") from exc
+                try:
+                    self._llama = Llama(
+                        model_path=str(self._path),
+                        n_ctx=self._n_ctx,
+                        n_threads=self._n_threads,
+                        n_threads_batch=self._n_threads,
+                        flash_attn=True,
+                        seed=0,
+                        verbose=False,
+                    )
+                except ValueError as exc:
+                    raise FatalModelError(f"cannot load GGUF {self._path}: {exc}") from exc
+            return self._llama
+
+    def complete(self, request: Request, timeout_s: float) -> Completion:
+        llama = self._model()
+        if not self._lock.acquire(timeout=timeout_s):
+            raise ModelTimeoutError(f"{self.name}: the local model stayed busy for {timeout_s} s")
+        try:
+            started = time.monotonic()
+            response = self._chat(llama, request)
+            latency = time.monotonic() - started
+        finally:
+            self._lock.release()
+        choice = response["choices"][0]
+        usage = response.get("usage") or {}
+        return Completion(
+            text=choice["message"].get("content") or "",
+            model=self.name,
+            input_tokens=int(usage.get("prompt_tokens", 0)),
+            output_tokens=int(usage.get("completion_tokens", 0)),
+            latency_s=latency,
+            finish_reason=choice.get("finish_reason"),
+        )
+
+    def _chat(self, llama: Llama, request: Request) -> Any:
+        kwargs: dict[str, Any] = {
+            "messages": [m.model_dump() for m in request.messages],
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
+            "stop": list(request.stop),
+            "seed": 0,
+        }
+        if request.json_schema is not None and self._structured:
+            kwargs["response_format"] = {"type": "json_object", "schema": request.json_schema}
+        try:
+            return llama.create_chat_completion(**kwargs)
+        except ValueError as exc:
+            # llama-cpp-python raises ValueError for a prompt longer than the context
+            raise FatalModelError(
+                f"{self.name}: {exc} (context {self._n_ctx} tokens); "
+                "shorten the prompt, lower max_tokens or raise n_ctx"
+            ) from exc
+        except RuntimeError as exc:
+            raise FatalModelError(f"{self.name}: llama.cpp failed: {exc}") from exc
+
+    def count_tokens(self, text: str) -> int:
+        if not text:
+            return 0
+        return len(self._model().tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def close(self) -> None:
+        with self._load_lock:
+            llama, self._llama = self._llama, None
+        if llama is not None:
+            with self._lock:
+                llama.close()

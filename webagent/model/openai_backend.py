@@ -1,0 +1,233 @@
+"""Any OpenAI-compatible chat endpoint: OpenAI, vLLM, Ollama, llama.cpp's servers.
+
+The SDK's own retries are off (the :class:`~webagent.model.client.Model` wrapper retries), and
+every SDK error is classified into :mod:`webagent.errors`. Structured output is asked for in the
+endpoint's dialect (``structured_output`` setting): ``json_schema`` (OpenAI, vLLM, Ollama,
+llama.cpp), ``json_object`` with a ``schema`` (llama-cpp-python's server, which answers HTTP 500
+to ``json_schema``), a GBNF ``grammar``, or ``none``. ``auto`` uses ``json_schema`` and, on
+an endpoint other than OpenAI's, falls back once to ``json_object`` if that is refused, then
+keeps whichever worked.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from webagent.errors import ConfigError, FatalModelError, MissingDependencyError, ModelError
+from webagent.model.base import Backend, Completion, Request, estimate_tokens
+from webagent.model.openai_errors import classify_openai_error, is_refused_format
+from webagent.model.server_extras import (
+    Counter,
+    NotOffered,
+    find_context_window,
+    find_token_counter,
+    server_root,
+)
+from webagent.model.settings import ModelSettings
+
+if TYPE_CHECKING:
+    from openai import OpenAI
+
+log = logging.getLogger(__name__)
+
+OPENAI_HOST = "api.openai.com"
+DEFAULT_CONTEXT_WINDOW = 8192
+_TOKEN_CACHE_SIZE = 4096
+_PROBE_TIMEOUT_S = 10.0
+
+
+class OpenAIBackend(Backend):
+    def __init__(self, settings: ModelSettings) -> None:
+        if not settings.model:
+            where = settings.base_url or "the endpoint"
+            raise ConfigError(
+                f"no model name for {where}: set WEBAGENT_MODEL or --model "
+                "(GET <base_url>/models lists what a server offers)"
+            )
+        self.name = settings.model
+        self.max_concurrency = settings.concurrency
+        self._settings = settings
+        self._base_url = settings.base_url
+        self._is_openai = settings.base_url is None or urlsplit(settings.base_url).hostname in (
+            OPENAI_HOST,
+        )
+        self._api_key = settings.api_key.get_secret_value() if settings.api_key else None
+        if self._api_key is None and self._is_openai:
+            raise ConfigError("no API key for OpenAI: set OPENAI_API_KEY")
+        self._client = self._make_client(settings)
+        self._mode = settings.structured_output
+        self._lock = threading.Lock()
+        self._context_window = settings.context_window
+        self._counter: Counter | None = None
+        self.token_count_method: str | None = None
+        self._token_cache: OrderedDict[str, int] = OrderedDict()
+
+    def _make_client(self, settings: ModelSettings) -> OpenAI:
+        try:
+            from openai import OpenAI
+        except ImportError as exc:
+            raise MissingDependencyError("openai", "all") from exc
+        return OpenAI(
+            api_key=self._api_key or "not-needed",
+            base_url=settings.base_url,
+            timeout=settings.timeout_s,
+            max_retries=0,
+        )
+
+    # --- completions -------------------------------------------------------------------
+    def complete(self, request: Request, timeout_s: float) -> Completion:
+        mode = self._structured_mode(request)
+        try:
+            response = self._create(request, mode, timeout_s)
+        except ModelError as exc:
+            if not self._may_fall_back(mode, exc):
+                raise
+            log.info("%s refused json_schema (%s); trying json_object", self._base_url, exc)
+            response = self._create(request, "json_object", timeout_s)
+            self._mode = "json_object"
+        else:
+            if self._mode == "auto" and mode == "json_schema":
+                self._mode = "json_schema"
+        return self._to_completion(request, response)
+
+    @property
+    def structured_mode(self) -> str:
+        """The structured-output dialect in use (``auto`` until the first schema request)."""
+        return self._mode
+
+    def _may_fall_back(self, mode: str, exc: ModelError) -> bool:
+        return (
+            self._mode == "auto"
+            and mode == "json_schema"
+            and not self._is_openai
+            and is_refused_format(exc)
+        )
+
+    def _structured_mode(self, request: Request) -> str:
+        if request.json_schema is None:
+            return "none"
+        return "json_schema" if self._mode == "auto" else self._mode
+
+    def _create(self, request: Request, mode: str, timeout_s: float) -> Any:
+        kwargs: dict[str, Any] = {
+            "model": self.name,
+            "messages": [m.model_dump() for m in request.messages],
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
+            "timeout": timeout_s,
+        }
+        if request.stop:
+            kwargs["stop"] = list(request.stop)
+        kwargs.update(_structured_kwargs(request, mode))
+        try:
+            return self._client.chat.completions.create(**kwargs)
+        except Exception as exc:
+            raise classify_openai_error(exc, self._where()) from exc
+
+    def _to_completion(self, request: Request, response: Any) -> Completion:
+        choices = getattr(response, "choices", None)
+        if not choices:
+            raise classify_openai_error(ValueError("the answer has no choices"), self._where())
+        choice = choices[0]
+        message = choice.message
+        if getattr(message, "refusal", None):
+            raise FatalModelError(f"{self._where()} refused the request: {message.refusal}")
+        text = message.content or ""
+        usage = getattr(response, "usage", None)
+        return Completion(
+            text=text,
+            model=self.name,
+            input_tokens=usage.prompt_tokens if usage else estimate_tokens(_prompt(request)),
+            output_tokens=usage.completion_tokens if usage else estimate_tokens(text),
+            finish_reason=choice.finish_reason,
+        )
+
+    def _where(self) -> str:
+        return f"{self.name} at {self._base_url or OPENAI_HOST}"
+
+    # --- tokens and context ------------------------------------------------------------
+    @property
+    def context_window(self) -> int:
+        """``context_window`` setting, else what the server reports, else 8192."""
+        if self._context_window is None:
+            self._context_window = self._discover_context_window()
+        return self._context_window
+
+    @context_window.setter
+    def context_window(self, value: int) -> None:
+        self._context_window = value
+
+    def _discover_context_window(self) -> int:
+        if not self._is_openai and self._base_url:
+            root = server_root(self._base_url)
+            try:
+                return find_context_window(root, self._base_url, self._api_key, _PROBE_TIMEOUT_S)
+            except NotOffered:
+                pass
+        log.info("%s: context window unknown; assuming %d", self._where(), DEFAULT_CONTEXT_WINDOW)
+        return DEFAULT_CONTEXT_WINDOW
+
+    def count_tokens(self, text: str) -> int:
+        """The server's own tokenizer where it has one, else ``estimate_tokens`` (ceil(chars/3))."""
+        if not text:
+            return 0
+        cached = self._token_cache.get(text)
+        if cached is not None:
+            return cached
+        count = self._token_counter()(text)
+        with self._lock:
+            self._token_cache[text] = count
+            while len(self._token_cache) > _TOKEN_CACHE_SIZE:
+                self._token_cache.popitem(last=False)
+        return count
+
+    def _token_counter(self) -> Counter:
+        with self._lock:
+            if self._counter is None:
+                self.token_count_method, self._counter = self._find_counter()
+            return self._counter
+
+    def _find_counter(self) -> tuple[str, Counter]:
+        if not self._is_openai and self._base_url:
+            try:
+                return find_token_counter(
+                    server_root(self._base_url), self._api_key, _PROBE_TIMEOUT_S
+                )
+            except NotOffered:
+                pass
+        log.info("%s: no tokenizer endpoint; estimating ceil(chars/3) tokens", self._where())
+        return "estimate", estimate_tokens
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def _structured_kwargs(request: Request, mode: str) -> dict[str, Any]:
+    schema = request.json_schema
+    if schema is None or mode == "none":
+        return {}
+    if mode == "json_schema":
+        spec = {"name": request.schema_name, "schema": schema}
+        return {"response_format": {"type": "json_schema", "json_schema": spec}}
+    if mode == "json_object":
+        return {"response_format": {"type": "json_object", "schema": schema}}
+    if mode == "grammar":
+        return {"extra_body": {"grammar": _gbnf(schema)}}
+    raise ConfigError(f"unknown structured_output mode {mode!r}")
+
+
+def _gbnf(schema: dict[str, Any]) -> str:
+    try:
+        from llama_cpp.llama_grammar import json_schema_to_gbnf
+    except ImportError as exc:
+        raise MissingDependencyError("llama-cpp-python", "local") from exc
+    return str(json_schema_to_gbnf(json.dumps(schema)))
+
+
+def _prompt(request: Request) -> str:
+    return "\n".join(m.content for m in request.messages)

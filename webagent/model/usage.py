@@ -1,0 +1,121 @@
+"""Usage accounting: per-phase calls, tokens, latency, cache hits, retries and errors.
+
+A :class:`UsageLedger` counts every call a :class:`~webagent.model.client.Model` makes. A
+:class:`UsageScope` counts only the calls made inside a ``with`` block, in this thread and in the
+worker threads that ``Model.map_generate`` starts from it (the scope travels in a context
+variable), so an agent can report per-step usage even while other agents share the model.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from webagent.model.base import Completion, Phase, PhaseUsage
+
+
+class PhaseStats(PhaseUsage):
+    """:class:`PhaseUsage` plus what went wrong: attempts retried and calls that failed in
+    the end (``calls`` counts those too)."""
+
+    retries: int = 0
+    errors: int = 0
+
+    def minus(self, before: PhaseUsage) -> PhaseStats:
+        """What was added since ``before`` (a snapshot of the same phase)."""
+        return PhaseStats(
+            calls=self.calls - before.calls,
+            input_tokens=self.input_tokens - before.input_tokens,
+            output_tokens=self.output_tokens - before.output_tokens,
+            latency_s=round(self.latency_s - before.latency_s, 6),
+            cache_hits=self.cache_hits - before.cache_hits,
+            retries=self.retries - getattr(before, "retries", 0),
+            errors=self.errors - getattr(before, "errors", 0),
+        )
+
+
+class UsageLedger:
+    """Thread-safe per-phase totals."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._phases: dict[str, PhaseStats] = {}
+
+    def add_success(self, phase: Phase, completion: Completion, retries: int) -> None:
+        with self._lock:
+            stats = self._phases.setdefault(phase, PhaseStats())
+            stats.calls += 1
+            stats.input_tokens += completion.input_tokens
+            stats.output_tokens += completion.output_tokens
+            stats.latency_s += completion.latency_s
+            stats.cache_hits += int(completion.cached)
+            stats.retries += retries
+
+    def add_failure(self, phase: Phase, retries: int) -> None:
+        with self._lock:
+            stats = self._phases.setdefault(phase, PhaseStats())
+            stats.calls += 1
+            stats.errors += 1
+            stats.retries += retries
+
+    def snapshot(self) -> dict[str, PhaseStats]:
+        """A copy of the totals, phase by phase."""
+        with self._lock:
+            return {phase: stats.model_copy() for phase, stats in self._phases.items()}
+
+    def reset(self) -> None:
+        with self._lock:
+            self._phases.clear()
+
+
+def usage_diff(
+    after: dict[str, PhaseStats], before: dict[str, PhaseStats]
+) -> dict[str, PhaseStats]:
+    """Per-phase usage added between two snapshots; phases with no calls are left out."""
+    diff = {phase: stats.minus(before.get(phase, PhaseStats())) for phase, stats in after.items()}
+    return {phase: stats for phase, stats in diff.items() if stats.calls}
+
+
+class UsageScope:
+    """Usage of the calls made inside one ``with model.usage_scope()`` block."""
+
+    def __init__(self) -> None:
+        self.ledger = UsageLedger()
+
+    def snapshot(self) -> dict[str, PhaseStats]:
+        return self.ledger.snapshot()
+
+    def total(self) -> PhaseStats:
+        """All phases added together."""
+        total = PhaseStats()
+        for stats in self.snapshot().values():
+            total = PhaseStats(
+                calls=total.calls + stats.calls,
+                input_tokens=total.input_tokens + stats.input_tokens,
+                output_tokens=total.output_tokens + stats.output_tokens,
+                latency_s=total.latency_s + stats.latency_s,
+                cache_hits=total.cache_hits + stats.cache_hits,
+                retries=total.retries + stats.retries,
+                errors=total.errors + stats.errors,
+            )
+        return total
+
+
+_ACTIVE_SCOPES: ContextVar[tuple[UsageScope, ...]] = ContextVar("webagent_usage_scopes", default=())
+
+
+def active_ledgers() -> tuple[UsageLedger, ...]:
+    """Ledgers of the scopes open in the current context (innermost last)."""
+    return tuple(scope.ledger for scope in _ACTIVE_SCOPES.get())
+
+
+@contextmanager
+def open_scope() -> Iterator[UsageScope]:
+    scope = UsageScope()
+    token = _ACTIVE_SCOPES.set((*_ACTIVE_SCOPES.get(), scope))
+    try:
+        yield scope
+    finally:
+        _ACTIVE_SCOPES.reset(token)
