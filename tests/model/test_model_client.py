@@ -171,7 +171,7 @@ def test_scripted_backend_says_when_it_runs_out(scripted_model) -> None:
 
 def test_token_counting_goes_to_the_backend(scripted_model) -> None:
     model = scripted_model(["a"], context_window=2048, name="tiny")
-    assert model.count_tokens("abcdef") == 2  # ceil(6/3): the stated estimate
+    assert model.count_tokens("abcdefgh") == 5  # ceil(8 * 5/8): the stated estimate
     messages = (Message(role="system", content="abc"), Message(role="user", content="abcd"))
-    assert model.count_message_tokens(messages) == 1 + 2 + 2 * 8 + 4
+    assert model.count_message_tokens(messages) == 2 + 3 + 2 * 8 + 4
     assert (model.name, model.context_window, model.max_concurrency) == ("tiny", 2048, 1)

@@ -174,7 +174,7 @@ def test_token_counting_finds_the_server_tokenizer_once(
         counts = [model.count_tokens(text), model.count_tokens(text), model.count_tokens("a b")]
         # probed once (with a short text), then each new text once: repeats are cached
         assert fake.paths == paths
-    expected = [9, 9, 1] if method == "estimate" else [6, 6, 2]  # fake: one token per word
+    expected = [17, 17, 2] if method == "estimate" else [6, 6, 2]  # fake: one token per word
     assert counts == expected
     assert model.backend.token_count_method == method  # type: ignore[attr-defined]
 

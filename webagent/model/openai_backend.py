@@ -173,7 +173,7 @@ class OpenAIBackend(Backend):
         return DEFAULT_CONTEXT_WINDOW
 
     def count_tokens(self, text: str) -> int:
-        """The server's own tokenizer where it has one, else ``estimate_tokens`` (ceil(chars/3))."""
+        """The server's own tokenizer where it has one, else ``estimate_tokens``."""
         if not text:
             return 0
         cached = self._token_cache.get(text)

@@ -1,0 +1,246 @@
+"""Clean a parsed page and flatten it, in one iterative walk, into a :class:`CleanPage`.
+
+The walk drops junk and invisible subtrees (keeping their tail text), gives every element its
+id (``backend_node_id`` when the page has one, else ``n<k>`` with ``k`` its 1-based position
+among all elements of the parsed document), decides which elements are kept (see
+:mod:`webagent.html.rules`) and renders the page as a flat list of string *pieces*: one open
+tag, one close tag, and text runs. A subtree's compact HTML is a contiguous run of pieces,
+which is what makes segmentation cheap.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from copy import deepcopy
+from dataclasses import dataclass, field
+from itertools import accumulate
+
+from lxml import etree
+
+from webagent.errors import PageError
+from webagent.html import rules
+from webagent.html.parse import parse_html
+
+
+@dataclass(slots=True)
+class CleanPage:
+    """A cleaned page: per-element arrays (preorder) and the rendered pieces."""
+
+    pieces: list[str] = field(default_factory=list)
+    owner: list[int] = field(default_factory=list)  # node whose content each piece is
+    tags: list[str] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)  # every node's id, kept or not
+    kept: list[bool] = field(default_factory=list)
+    interactive: list[bool] = field(default_factory=list)
+    attrs: list[dict[str, str]] = field(default_factory=list)
+    depth: list[int] = field(default_factory=list)
+    parent: list[int] = field(default_factory=list)
+    end: list[int] = field(default_factory=list)  # node index just past the subtree
+    p_open: list[int] = field(default_factory=list)  # piece of the open tag
+    p_end: list[int] = field(default_factory=list)  # piece index just past the subtree
+    height: list[int] = field(default_factory=list)  # deepest depth inside the subtree
+    kept_nodes: list[int] = field(default_factory=list)  # kept node indices, document order
+    kept_starts: list[int] = field(default_factory=list)  # their p_open, for bisection
+    kept_before: list[int] = field(default_factory=list)  # kept nodes among nodes [0, i)
+
+    @property
+    def element_ids(self) -> list[str]:
+        return [self.ids[i] for i in self.kept_nodes]
+
+    @property
+    def interactive_ids(self) -> list[str]:
+        return [self.ids[i] for i in self.kept_nodes if self.interactive[i]]
+
+    def nodes_between(self, start: int, stop: int) -> list[int]:
+        """Kept nodes whose open tag lies in pieces ``[start, stop)``."""
+        lo = bisect_left(self.kept_starts, start)
+        hi = bisect_left(self.kept_starts, stop)
+        return self.kept_nodes[lo:hi]
+
+    def render(self, start: int, stop: int) -> str:
+        """Compact HTML of pieces ``[start, stop)``; close tags of elements opened before
+        ``start`` are left out so the result never starts with a dangling ``</tag>``."""
+        pieces = self.pieces[start:stop]
+        if start < stop:
+            node = self.owner[start]
+            while node >= 0:
+                close = self.p_end[node] - 1
+                if (
+                    self.p_open[node] < start <= close < stop
+                    and self.kept[node]
+                    and self.tags[node] not in rules.VOID_TAGS
+                ):
+                    pieces[close - start] = " "  # keeps the words around it apart
+                node = self.parent[node]
+        return "".join(pieces).strip()
+
+    def html(self) -> str:
+        """The whole cleaned page in compact form."""
+        return "".join(self.pieces).strip()
+
+
+def clean_page(html: bytes | str | etree._Element, keep_wrappers: bool = False) -> CleanPage:
+    """Parse (unless given a tree) and clean a page. Raises PageError if nothing is visible."""
+    root = _without_comments(html) if isinstance(html, etree._Element) else parse_html(html)
+    page = _walk(root, keep_wrappers)
+    if not page.kept_nodes:
+        raise PageError(
+            f"page has no visible content after cleaning ({len(page.tags)} elements, all "
+            "scripts, styles, hidden or empty)"
+        )
+    return page
+
+
+def _without_comments(root: etree._Element) -> etree._Element:
+    """The tree itself, or a copy without comments and processing instructions (the walk
+    would lose their tail text); the caller's tree is never modified."""
+    if next(root.iter(etree.Comment, etree.ProcessingInstruction), None) is None:
+        return root
+    copy = deepcopy(root)
+    etree.strip_tags(copy, etree.Comment, etree.ProcessingInstruction)
+    return copy
+
+
+def _text_piece(text: str, lead: bool | None) -> str:
+    """Collapsed, escaped non-blank text. A leading space when ``lead`` is True, none when it
+    is False, and where the page had one when it is None; a trailing space where the page had
+    one."""
+    clean = " ".join(text.split())
+    if "<" in clean:
+        clean = clean.replace("<", "&lt;")
+    if lead or (lead is None and text[0].isspace()):
+        clean = " " + clean
+    if text[-1].isspace():
+        clean += " "
+    return clean
+
+
+def _after_open(pieces: list[str], open_piece: int) -> bool:
+    """Nothing but unwrapped (empty) pieces since ``open_piece``."""
+    last = len(pieces) - 1
+    while last > open_piece and not pieces[last]:
+        last -= 1
+    return last == open_piece
+
+
+def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0915
+    """The one pass over the tree. Hot path: written as a single loop with local names, as
+    method calls per element would double its cost (see bench/bench_segment.py)."""
+    page = CleanPage()
+    pieces, owner, tags, ids = page.pieces, page.owner, page.tags, page.ids
+    kept, interactive, attrs_of = page.kept, page.interactive, page.attrs
+    depth, parent, end, p_open, p_end, height = (
+        page.depth,
+        page.parent,
+        page.end,
+        page.p_open,
+        page.p_end,
+        page.height,
+    )
+    stack: list[int] = [-1]  # open elements, under a sentinel for "no parent"
+    watched, drop, text_tags, opaque = (
+        rules.WATCHED_ATTRS,
+        rules.DROP_TAGS,
+        rules.TEXT_TAGS,
+        rules.OPAQUE_TAGS,
+    )
+    void, id_attr, active_tags = rules.VOID_TAGS, rules.ID_ATTR, rules.INTERACTIVE_TAGS
+    open_tag = rules.open_tag
+    no_attrs: dict[str, str] = {}
+    ordinal = 0
+    skipped = False  # the next event is the end of a skipped element
+    walker = etree.iterwalk(root, events=("start", "end"))
+    for event, el in walker:
+        if event == "end":
+            if skipped:
+                skipped = False
+                separate = True
+            else:
+                index = stack.pop()
+                if kept[index]:  # interactive, salient or (set below) with own text
+                    tag = tags[index]
+                    pieces[p_open[index]] = open_tag(tag, ids[index], attrs_of[index])
+                    if tag not in void:
+                        pieces.append(f"</{tag}>")
+                        owner.append(index)
+                    separate = False
+                else:
+                    separate = True
+                end[index] = len(tags)
+                p_end[index] = len(pieces)
+                up = parent[index]
+                if up >= 0 and height[index] > height[up]:
+                    height[up] = height[index]
+            tail = el.tail
+            if tail and stack[-1] >= 0 and not tail.isspace():
+                up = stack[-1]
+                # the tail of an element that left no tag behind needs a separator of its own
+                lead = (not _after_open(pieces, p_open[up])) if separate else None
+                pieces.append(_text_piece(tail, lead))
+                owner.append(up)
+                kept[up] = True
+            continue
+        ordinal += 1
+        tag = el.tag
+        # three in four elements carry attributes, one in four a watched one
+        attrs = (
+            no_attrs
+            if watched.isdisjoint(el.keys())
+            else {k: v for k, v in el.items() if k in watched}
+        )
+        if (
+            tag in drop
+            or (tag in text_tags and stack[-1] >= 0)
+            or not isinstance(tag, str)
+            or (attrs and rules.is_hidden(tag, attrs))
+        ):
+            if tag in text_tags and stack[-1] >= 0 and not (attrs and rules.is_hidden(tag, attrs)):
+                _mind2web_text(page, stack[-1], el.text)
+            skipped = True
+            if len(el):
+                ordinal += int(el.xpath("count(descendant::*)"))
+            walker.skip_subtree()
+            continue
+        index = len(tags)
+        tags.append(tag)
+        ids.append(attrs.get(id_attr) or f"n{ordinal}" if attrs else f"n{ordinal}")
+        if attrs:
+            active = tag in active_tags or rules.is_interactive(tag, attrs)
+            kept.append(active or keep_wrappers or rules.has_keeping_attr(attrs))
+        else:
+            active = tag in active_tags
+            kept.append(active or keep_wrappers)
+        interactive.append(active)
+        attrs_of.append(attrs)
+        level = len(stack) - 1
+        depth.append(level)
+        height.append(level)
+        parent.append(stack[-1])
+        end.append(0)
+        p_open.append(len(pieces))
+        p_end.append(0)
+        pieces.append("")
+        owner.append(index)
+        stack.append(index)
+        if tag in opaque:
+            if len(el):
+                ordinal += int(el.xpath("count(descendant::*)"))
+            walker.skip_subtree()
+            continue
+        text = el.text
+        if text and not text.isspace():
+            pieces.append(_text_piece(text, lead=False))
+            owner.append(index)
+            kept[index] = True
+    page.kept_nodes = [i for i, k in enumerate(kept) if k]
+    page.kept_starts = [p_open[i] for i in page.kept_nodes]
+    page.kept_before = [0, *accumulate(kept)]
+    return page
+
+
+def _mind2web_text(page: CleanPage, up: int, text: str | None) -> None:
+    """Mind2Web's ``<text>`` node: its text is the own text of its parent element ``up``."""
+    if text and not text.isspace():
+        page.pieces.append(_text_piece(text, not _after_open(page.pieces, page.p_open[up])))
+        page.owner.append(up)
+        page.kept[up] = True

@@ -1,0 +1,107 @@
+"""Bytes or text of any HTML page -> an lxml tree.
+
+Decoding is done here, not by libxml2, so that a wrong or missing declaration never truncates
+a page: a byte-order mark wins, then an explicit ``encoding``, then a ``<meta charset>`` or
+``<meta http-equiv="Content-Type" content="...; charset=...">`` in the first 4 KB, then strict
+UTF-8, and finally windows-1252 (which maps every byte). A declared charset that does not
+decode the bytes cleanly is decoded with replacement characters rather than rejected.
+
+libxml2 stops nesting at 2,048 levels even with ``huge_tree``; a page deeper than that is
+rebuilt by :mod:`webagent.html.deep`, a slower tokenizer-driven builder with no depth limit.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+from lxml import etree
+
+from webagent.errors import PageError
+from webagent.html.deep import build_deep_tree
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([A-Za-z0-9_.:-]+)", re.I)
+_DEPTH_ERROR = "Excessive depth"
+
+
+def detect_encoding(data: bytes, declared: str | None = None) -> tuple[str, int]:
+    """The encoding to decode ``data`` with, and how many BOM bytes to skip."""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return name, len(bom)
+    for candidate in (declared, _meta_charset(data[:4096])):
+        if candidate and _known_codec(candidate):
+            return candidate, 0
+    return "utf-8", 0
+
+
+def decode_html(data: bytes, declared: str | None = None) -> str:
+    """Decode page bytes to text; never raises on invalid bytes."""
+    encoding, skip = detect_encoding(data, declared)
+    body = data[skip:]
+    try:
+        return body.decode(encoding)
+    except UnicodeDecodeError:
+        if encoding.replace("_", "-").lower() in ("utf-8", "utf8") and not skip:
+            return body.decode("windows-1252", errors="replace")
+        return body.decode(encoding, errors="replace")
+
+
+def to_utf8(data: bytes | str, encoding: str | None = None) -> bytes:
+    """The page as UTF-8 bytes, without a BOM; the bytes themselves when already UTF-8."""
+    if isinstance(data, str):
+        return data.encode("utf-8", errors="replace")
+    detected, skip = detect_encoding(data, encoding)
+    if skip == 0 and codecs.lookup(detected).name == "utf-8":
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass  # not UTF-8 after all: decode_html falls back to windows-1252
+        else:
+            return data
+    return decode_html(data, encoding).encode("utf-8", errors="replace")
+
+
+def parse_html(data: bytes | str, encoding: str | None = None) -> etree._Element:
+    """Parse a page (raw HTML or Mind2Web ``cleaned_html``) into its ``<html>`` root element.
+
+    ``encoding`` is the charset from an HTTP header, if known. Raises PageError for an empty or
+    blank page. libxml2 replaces control characters and invalid sequences with U+FFFD.
+    """
+    if not data.strip():
+        raise PageError(f"empty page: {len(data)} bytes, no markup or text to parse")
+    raw = to_utf8(data, encoding)
+    # a plain etree parser: lxml.html's would run a Python class lookup for every element
+    parser = etree.HTMLParser(
+        encoding="utf-8", huge_tree=True, remove_comments=True, remove_pis=True
+    )
+    try:
+        root = etree.fromstring(raw, parser=parser)
+    except etree.XMLSyntaxError as exc:
+        raise PageError(f"page has no parsable content ({exc}); {len(data)} bytes given") from exc
+    if root is None:
+        raise PageError(f"page has no parsable content; {len(data)} bytes given")
+    if any(_DEPTH_ERROR in entry.message for entry in parser.error_log):
+        root = build_deep_tree(raw.decode("utf-8", errors="replace"))
+    return root
+
+
+def _meta_charset(head: bytes) -> str | None:
+    match = _META_CHARSET.search(head)
+    return match.group(1).decode("ascii", errors="replace") if match else None
+
+
+def _known_codec(name: str) -> bool:
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        return False
+    # a page cannot really be UTF-16/32 without a BOM once its meta tag was read as ASCII
+    return not info.name.startswith(("utf-16", "utf-32"))

@@ -1,0 +1,123 @@
+"""What cleaning drops, keeps and shows: the rules of docs/SEGMENTATION.md as data.
+
+An element is *dropped* (with its whole subtree, but not its tail text) when its tag is junk
+(:data:`DROP_TAGS`) or it is invisible (:func:`is_hidden`). Of the rest, an element is *kept*
+(rendered with its id) when it is interactive, has own visible text, or carries a salient
+attribute; every other element is a pure wrapper and is unwrapped from the rendering.
+"""
+
+from __future__ import annotations
+
+import re
+
+ID_ATTR = "backend_node_id"
+
+# fmt: off
+DROP_TAGS = frozenset({
+    "script", "style", "noscript", "template", "meta", "link", "head", "base", "title",
+    "param", "source", "track",
+})
+# children are decorative; the element itself stays (it may carry an aria-label)
+OPAQUE_TAGS = frozenset({"svg", "math"})
+# Mind2Web's cleaned_html wraps every text node in <text backend_node_id=...>; its text is
+# treated as the own text of the enclosing element
+TEXT_TAGS = frozenset({"text"})
+VOID_TAGS = frozenset({
+    "area", "br", "col", "embed", "hr", "img", "input", "keygen", "wbr", "iframe", "frame",
+    "svg", "math",
+})
+INTERACTIVE_TAGS = frozenset({
+    "a", "button", "input", "select", "textarea", "option", "label", "summary",
+})
+INTERACTIVE_ROLES = frozenset({
+    "button", "link", "option", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "switch", "combobox", "textbox", "searchbox", "slider", "spinbutton",
+    "listbox", "treeitem", "gridcell",
+})
+# fmt: on
+
+# attribute shown to the model -> the name it is shown under
+SHOWN_ATTRS = {
+    "alt": "alt",
+    "aria-label": "aria-label",
+    "aria_label": "aria-label",
+    "aria-description": "aria-description",
+    "role": "role",
+    "name": "name",
+    "placeholder": "placeholder",
+    "title": "title",
+    "type": "type",
+    "value": "value",
+    "input_value": "value",
+    "label": "label",
+    "checked": "checked",
+    "selected": "selected",
+    "disabled": "disabled",
+    "contenteditable": "contenteditable",
+    "onclick": "onclick",
+}
+SHOWN_KEYS = frozenset(SHOWN_ATTRS)
+# shown as a bare name (``checked``), unless the value is "false"
+BOOLEAN_ATTRS = frozenset({"checked", "selected", "disabled", "contenteditable", "onclick"})
+# shown attributes that on their own make an element worth keeping
+KEEPING_ATTRS = frozenset(SHOWN_ATTRS) - BOOLEAN_ATTRS - {"type"}
+# attributes that matter to the cleaner, looked at once per element
+WATCHED_ATTRS = frozenset(SHOWN_ATTRS) | {"hidden", "aria-hidden", "style", "id", ID_ATTR}
+MAX_ATTR_CHARS = 100
+
+_HIDING_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+
+
+def is_hidden(tag: str, attrs: dict[str, str]) -> bool:
+    """Invisible by markup alone: hidden, aria-hidden, inline display/visibility, hidden input."""
+    if "hidden" in attrs or attrs.get("aria-hidden", "").strip().lower() == "true":
+        return True
+    if tag == "input" and attrs.get("type", "").strip().lower() == "hidden":
+        return True
+    style = attrs.get("style")
+    return style is not None and _HIDING_STYLE.search(style) is not None
+
+
+def is_interactive(tag: str, attrs: dict[str, str]) -> bool:
+    if tag in INTERACTIVE_TAGS or "onclick" in attrs:
+        return True
+    role = attrs.get("role")
+    if role and role.strip().lower() in INTERACTIVE_ROLES:
+        return True
+    editable = attrs.get("contenteditable")
+    return editable is not None and editable.strip().lower() != "false"
+
+
+def has_keeping_attr(attrs: dict[str, str]) -> bool:
+    return any(key in KEEPING_ATTRS and value.strip() for key, value in attrs.items())
+
+
+def open_tag(tag: str, element_id: str, attrs: dict[str, str]) -> str:
+    """``<tag id=ID attr="v">`` with only the shown attributes, in page order."""
+    if SHOWN_KEYS.isdisjoint(attrs):
+        return f"<{tag} id={element_id}>"
+    parts = [f"<{tag} id={element_id}"]
+    for key, raw in attrs.items():
+        shown = SHOWN_ATTRS.get(key)
+        if shown is None:
+            continue
+        if key in BOOLEAN_ATTRS:
+            if raw.strip().lower() != "false":
+                parts.append(f" {shown}")
+            continue
+        value = " ".join(raw.split())
+        if not value:
+            continue
+        if len(value) > MAX_ATTR_CHARS:
+            value = value[: MAX_ATTR_CHARS - 1] + "…"
+        parts.append(f' {shown}="{value.replace(chr(34), "&quot;")}"')
+    parts.append(">")
+    return "".join(parts)
+
+
+def escape_text(text: str) -> str:
+    """Collapse whitespace and escape ``<`` so text can never read as a tag."""
+    text = " ".join(text.split())
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    return text

@@ -1,0 +1,147 @@
+"""Page -> fragments: cut the cleaned DOM at a depth, split what is too big, merge what is tiny.
+
+1. :func:`~webagent.html.units.split_units` cuts the page into subtrees at ``settings.depth``
+   (plus the ancestor tags and text between them, so nothing is lost).
+2. :func:`~webagent.html.units.fit_units` splits every subtree over ``max_fragment_tokens``
+   one level deeper, repeatedly; a leaf that is still too big is flagged ``oversized``.
+3. Adjacent units are merged greedily in document order when one side is under
+   ``min_fragment_tokens`` (or is an ancestor's open/close tag), within the token budget.
+4. If there are more than ``max_fragments``, the adjacent pair with the fewest tokens together
+   is merged, again and again, while it fits ``max_fragment_tokens``. If that is not enough,
+   ``overflow="keep_fragment_count"`` (the default: every gist must fit) re-packs the units into
+   ``max_fragments`` groups with the smallest possible largest one, and the fragments over
+   budget are flagged; ``"keep_fragment_tokens"`` keeps the fragments small and reports the
+   excess count. Either way ``fits_budget``/``overflow`` say what did not fit.
+
+Everything is deterministic: same bytes and settings, same fragments.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from lxml import etree
+
+from webagent.html.budget import estimate_tokens
+from webagent.html.clean import CleanPage, clean_page
+from webagent.html.fragment import Fragment, SegmentedPage, SegmentSettings
+from webagent.html.merge import Group, merge_small, merge_to_count, pack
+from webagent.html.paths import PathNamer
+from webagent.html.units import Sizer, Unit, fit_units, split_units
+
+__all__ = ["SegmentSettings", "segment_html", "segment_page", "segment_tree"]
+
+TokenCounter = Callable[[str], int]
+_TAG = re.compile(r'<[^>"]*(?:"[^"]*"[^>"]*)*>')  # a tag; quoted values may hold ">"
+_TRAILING_CLOSE = re.compile(r"(?:</[a-z0-9:_-]+>)+$")
+
+
+def segment_html(
+    html: str | bytes, settings: SegmentSettings, count_tokens: TokenCounter | None = None
+) -> SegmentedPage:
+    """Parse, clean and segment a page (raw HTML or Mind2Web ``cleaned_html``)."""
+    raw_bytes = len(html) if isinstance(html, bytes) else len(html.encode("utf-8", "replace"))
+    page = clean_page(html, keep_wrappers=settings.keep_wrappers)
+    return segment_page(page, settings, count_tokens, raw_bytes=raw_bytes)
+
+
+def segment_tree(
+    root: etree._Element,
+    settings: SegmentSettings,
+    count_tokens: TokenCounter | None = None,
+) -> SegmentedPage:
+    """Segment an already parsed tree (it is read, not modified)."""
+    page = clean_page(root, keep_wrappers=settings.keep_wrappers)
+    return segment_page(page, settings, count_tokens, raw_bytes=0)
+
+
+def segment_page(
+    page: CleanPage,
+    settings: SegmentSettings,
+    count_tokens: TokenCounter | None = None,
+    raw_bytes: int = 0,
+) -> SegmentedPage:
+    """Segment a cleaned page."""
+    sizer = Sizer(page, count_tokens)
+    units = split_units(page, 0, settings.depth, sizer)
+    units = fit_units(page, units, settings.max_fragment_tokens, sizer)
+    groups = _group(units, settings)
+    counter = count_tokens or estimate_tokens
+    namer = PathNamer(page)
+    fragments = [
+        _fragment(page, namer, g, i, counter=counter, settings=settings)
+        for i, g in enumerate(groups)
+    ]
+    result = SegmentedPage(
+        fragments=fragments,
+        element_ids=page.element_ids,
+        page_tokens=counter(page.html()),
+        raw_bytes=raw_bytes,
+        depth=settings.depth,
+        settings=settings.model_dump(),
+    )
+    return _judge(result, settings)
+
+
+def _group(units: list[Unit], settings: SegmentSettings) -> list[Group]:
+    groups = merge_small(units, settings.min_fragment_tokens, settings.max_fragment_tokens)
+    limit = settings.max_fragments
+    if limit is None or len(groups) <= limit:
+        return groups
+    groups = merge_to_count(groups, limit, settings.max_fragment_tokens)
+    if len(groups) > limit and settings.overflow == "keep_fragment_count":
+        return pack(units, limit)
+    return groups
+
+
+def _fragment(
+    page: CleanPage,
+    namer: PathNamer,
+    group: Group,
+    index: int,
+    *,
+    counter: TokenCounter,
+    settings: SegmentSettings,
+) -> Fragment:
+    html = page.render(group.start, group.stop)
+    nodes = page.nodes_between(group.start, group.stop)
+    tokens = counter(html)
+    if tokens > settings.max_fragment_tokens and _TRAILING_CLOSE.search(html):
+        # close tags at the very end say nothing: drop them before calling a fragment too big
+        html = _TRAILING_CLOSE.sub("", html)
+        tokens = counter(html)
+    return Fragment(
+        index=index,
+        path=namer.path(group.start, group.stop),
+        html=html,
+        text=_visible_text(html),
+        element_ids=[page.ids[i] for i in nodes],
+        interactive_ids=[page.ids[i] for i in nodes if page.interactive[i]],
+        tokens=tokens,
+        oversized=tokens > settings.max_fragment_tokens,
+    )
+
+
+def _visible_text(html: str) -> str:
+    text = _TAG.sub(" ", html)
+    return " ".join(text.split()).replace("&lt;", "<").replace("&quot;", '"')
+
+
+def _judge(result: SegmentedPage, settings: SegmentSettings) -> SegmentedPage:
+    problems = []
+    oversized = [f.index for f in result.fragments if f.oversized]
+    if oversized:
+        problems.append(
+            f"{len(oversized)} fragment(s) over max_fragment_tokens="
+            f"{settings.max_fragment_tokens} (indices {oversized[:10]})"
+        )
+    if settings.max_fragments is not None and len(result.fragments) > settings.max_fragments:
+        problems.append(
+            f"{len(result.fragments)} fragments, more than max_fragments="
+            f"{settings.max_fragments} even after merging"
+        )
+    if problems:
+        result.fits_budget = False
+        result.overflow = "; ".join(problems)
+    return result
