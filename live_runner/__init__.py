@@ -1,0 +1,12 @@
+"""Drive a real browser with a web agent: observe, act, stay safe, trace, run MiniWoB++.
+
+Importing this package starts nothing and imports no browser library; Playwright is loaded
+only when a session is opened. Public entry points:
+
+* :func:`live_runner.observe.observe` — a page snapshot whose elements carry CDP
+  ``backendNodeId`` values as ``backend_node_id`` attributes.
+* :class:`live_runner.executor.Executor` — perform a :class:`live_runner.actions.LiveAction`
+  and report an :class:`live_runner.actions.ActionOutcome`, never raising for page failures.
+* :func:`live_runner.loop.run_task` — the observe → agent → act loop with limits and traces.
+* :func:`live_runner.miniwob.run_suite` — MiniWoB++ episodes with any agent.
+"""

@@ -1,0 +1,242 @@
+"""``webagent run``, ``webagent miniwob`` and ``webagent live-export``.
+
+The handlers are the only place of the live runner that reads the environment: model
+settings (through :mod:`webagent.cli.options`), ``WEBAGENT_CHROMIUM`` and the secrets named
+with ``--secret``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import logging
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from webagent.cli.options import (
+    add_agent_arguments,
+    add_model_arguments,
+    agent_settings_from_args,
+    gist_cache_from_args,
+    model_settings_from_args,
+)
+from webagent.errors import ConfigError
+
+RUN_HELP = "drive a real browser: observe, let the agent act, until STOP or a limit"
+MINIWOB_HELP = "run an agent on MiniWoB++ tasks and seeds; report success rate and reward"
+EXPORT_HELP = "export recorded live runs as Mind2Web task records (JSONL)"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = subparsers.add_parser("run", help=RUN_HELP, description=RUN_HELP + ".")
+    run.add_argument("--url", required=True, help="start URL (http, https or file)")
+    run.add_argument("--task", required=True, help="what the agent should do")
+    run.add_argument("--max-steps", type=int, default=15, help="(%(default)s)")
+    run.add_argument("--max-seconds", type=float, default=600.0, help="(%(default)s)")
+    run.add_argument("--max-tokens", type=int, help="model tokens in + out (no limit)")
+    run.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="DOMAIN",
+        help="also allow this domain and its subdomains (repeatable; the start site always is)",
+    )
+    run.add_argument(
+        "--secret",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="make environment variable NAME typeable as {{secret:NAME}} (never traced)",
+    )
+    run.add_argument(
+        "--confirm-submit", action="store_true", help="ask on the terminal before submitting"
+    )
+    run.add_argument(
+        "--block-offsite-resources",
+        action="store_true",
+        help="also block images, scripts and XHR to other domains",
+    )
+    run.add_argument("--out", type=Path, help="run folder (default runs/live/<time>)")
+    run.add_argument("--json", action="store_true", help="print the result as JSON")
+    _add_browser_arguments(run)
+    add_agent_arguments(run)
+    add_model_arguments(run)
+    run.set_defaults(func=run_command)
+
+    mini = subparsers.add_parser("miniwob", help=MINIWOB_HELP, description=MINIWOB_HELP + ".")
+    mini.add_argument(
+        "--tasks", required=True, help="comma-separated, e.g. click-button,enter-text"
+    )
+    mini.add_argument(
+        "--seeds", default="3", help="N (seeds 0..N-1), a list 1,5,9 or a range 10-14 (3)"
+    )
+    mini.add_argument("--max-steps", type=int, default=5, help="per episode (%(default)s)")
+    mini.add_argument(
+        "--episode-seconds", type=float, default=120.0, help="MiniWoB's episode clock (120)"
+    )
+    mini.add_argument("--out", type=Path, help="results folder (default runs/miniwob/<time>)")
+    mini.add_argument("--json", action="store_true", help="print the report as JSON")
+    _add_browser_arguments(mini)
+    add_agent_arguments(mini)
+    add_model_arguments(mini)
+    mini.set_defaults(func=miniwob_command)
+
+    export = subparsers.add_parser("live-export", help=EXPORT_HELP, description=EXPORT_HELP)
+    export.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
+    export.add_argument("--out", type=Path, required=True, help="JSONL file to write")
+    export.add_argument(
+        "--include-failed", action="store_true", help="also export steps whose action failed"
+    )
+    export.set_defaults(func=export_command)
+
+
+def _add_browser_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("browser")
+    group.add_argument(
+        "--browser-path",
+        type=Path,
+        help="Chromium binary (env WEBAGENT_CHROMIUM; default: Playwright's own browser)",
+    )
+    group.add_argument("--headed", action="store_true", help="show the browser window")
+    group.add_argument("--no-screenshots", action="store_true", help="trace without screenshots")
+    group.add_argument("--verbose", action="store_true", help="log every action")
+
+
+def _browser_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> Any:
+    from live_runner.settings import BrowserSettings
+
+    path = args.browser_path or (
+        Path(environ["WEBAGENT_CHROMIUM"]) if environ.get("WEBAGENT_CHROMIUM") else None
+    )
+    if args.verbose:
+        logging.basicConfig(level=logging.INFO, format="%(message)s")
+    return BrowserSettings(
+        executable_path=path, headless=not args.headed, screenshots=not args.no_screenshots
+    )
+
+
+def _default_out(kind: str) -> Path:
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path("runs") / kind / stamp
+
+
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """``3`` → 0, 1, 2; ``1,5,9``; ``10-14`` → 10..14."""
+    try:
+        if "," in text:
+            return tuple(int(s) for s in text.split(",") if s.strip())
+        if "-" in text.strip("-"):
+            low, high = text.split("-", 1)
+            return tuple(range(int(low), int(high) + 1))
+        return tuple(range(int(text)))
+    except ValueError as exc:
+        raise ConfigError(
+            f"--seeds {text!r}: give N, a list like 1,5,9 or a range like 10-14"
+        ) from exc
+
+
+def _build_agent(args: argparse.Namespace) -> tuple[Any, Any, Any, dict[str, Any]]:
+    from webagent.agents.registry import build_agent
+    from webagent.model.factory import build_model
+
+    agent_settings = agent_settings_from_args(args)
+    model_settings = model_settings_from_args(args, os.environ)
+    model = build_model(model_settings)
+    cache = gist_cache_from_args(args, os.environ)
+    agent = build_agent(agent_settings, model, cache)
+    manifest = {"agent": agent_settings.manifest(), "model": model_settings.manifest()}
+    return agent, model, cache, manifest
+
+
+def _ask(what: str) -> bool:
+    if not sys.stdin.isatty():
+        print(f"not confirmed (no terminal to ask): {what}", file=sys.stderr)
+        return False
+    answer = input(f"{what}. Allow? [y/N] ")
+    return answer.strip().lower() in ("y", "yes")
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from live_runner.loop import EndReason, run_task
+    from live_runner.safety import SecretStore
+    from live_runner.settings import LimitSettings, RunSettings, SafetySettings
+
+    secrets = SecretStore.from_environ(args.secret, os.environ)
+    try:
+        settings = RunSettings(
+            url=args.url,
+            task=args.task,
+            out_dir=args.out or _default_out("live"),
+            limits=LimitSettings(
+                max_steps=args.max_steps, max_seconds=args.max_seconds, max_tokens=args.max_tokens
+            ),
+            browser=_browser_settings(args, os.environ),
+            safety=SafetySettings(
+                allowed_domains=tuple(args.allow),
+                confirm_submit=args.confirm_submit,
+                block_offsite_resources=args.block_offsite_resources,
+            ),
+        )
+    except ValidationError as exc:
+        raise ConfigError(f"invalid run settings: {exc}") from exc
+    agent, model, cache, manifest = _build_agent(args)
+    try:
+        result = run_task(settings, agent, secrets=secrets, confirm=_ask, agent_manifest=manifest)
+    finally:
+        model.close()
+        if cache is not None:
+            cache.close()
+    if args.json:
+        print(result.model_dump_json(indent=2))
+    else:
+        print(f"ended: {result.status.value} after {result.steps} steps, {result.elapsed_s:.1f} s")
+        print(f"tokens: {result.input_tokens} in / {result.output_tokens} out")
+        if result.final_answer is not None:
+            print(f"answer: {result.final_answer}")
+        print(f"trace: {settings.out_dir / 'report.html'}")
+    return 0 if result.status is not EndReason.ERROR else 1
+
+
+def miniwob_command(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from live_runner.miniwob import format_table, report_json, run_suite
+    from live_runner.settings import MiniWobSettings
+
+    try:
+        settings = MiniWobSettings(
+            tasks=tuple(t.strip() for t in args.tasks.split(",") if t.strip()),
+            seeds=parse_seeds(args.seeds),
+            out_dir=args.out or _default_out("miniwob"),
+            max_steps=args.max_steps,
+            episode_max_seconds=args.episode_seconds,
+            browser=_browser_settings(args, os.environ),
+        )
+    except ValidationError as exc:
+        raise ConfigError(f"invalid MiniWoB settings: {exc}") from exc
+    agent, model, cache, manifest = _build_agent(args)
+    try:
+        report = run_suite(settings, agent, agent_manifest=manifest)
+    finally:
+        model.close()
+        if cache is not None:
+            cache.close()
+    if args.json:
+        print(report_json(report))
+    else:
+        print(format_table(report), end="")
+        print(f"results: {settings.out_dir}")
+    return 0
+
+
+def export_command(args: argparse.Namespace) -> int:
+    from live_runner.export import write_export
+
+    count = write_export(args.runs, args.out, include_failed=args.include_failed)
+    print(f"wrote {count} actions from {len(args.runs)} runs to {args.out}")
+    return 0

@@ -1,0 +1,2 @@
+// elementHandle.evaluate: whether two handles point at the same element.
+(a, b) => a === b

@@ -1,0 +1,177 @@
+"""A run folder that is readable at every moment, even after a kill.
+
+Layout::
+
+    manifest.json          settings, versions, status (atomic rewrite)
+    steps.jsonl            one StepRecord per line, flushed after every step
+    step_001/page.html     the page snapshot the agent saw (ids as backend_node_id)
+    step_001/elements.json id -> frame, tag, bounds, text
+    step_001/screenshot.jpg
+    summary.json           how the run ended (written at the end)
+    report.html            static trace viewer, rewritten after every step
+
+Every string passes through :meth:`SecretStore.redact` before it is written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from live_runner.actions import ActionOutcome, LiveAction
+from live_runner.errors import LiveRunnerError
+from live_runner.observe import PageSnapshot
+from live_runner.safety import SecretStore
+from live_runner.viewer import render_report
+from webagent.agents.base import StepTrace
+
+TRACE_SCHEMA_VERSION = 1
+STEPS_FILE = "steps.jsonl"
+MANIFEST_FILE = "manifest.json"
+SUMMARY_FILE = "summary.json"
+REPORT_FILE = "report.html"
+
+
+def now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+class StepRecord(BaseModel):
+    """One observe → agent → act step."""
+
+    schema_version: int = TRACE_SCHEMA_VERSION
+    step: int = Field(description="1-based")
+    started_at: str
+    url: str
+    title: str
+    previous_actions: list[str]
+    files: dict[str, str] = Field(default_factory=dict, description="kind -> path in the run")
+    n_elements: int = 0
+    agent: StepTrace | None = None
+    action: LiveAction | None = None
+    outcome: ActionOutcome
+    tokens: dict[str, int] = Field(default_factory=dict, description="input/output this step")
+    timings: dict[str, float] = Field(default_factory=dict)
+    episode: dict[str, Any] = Field(default_factory=dict, description="e.g. MiniWoB reward")
+
+
+class RunSummary(BaseModel):
+    schema_version: int = TRACE_SCHEMA_VERSION
+    status: str = Field(description="stopped, max_steps, max_seconds, max_tokens, done, ...")
+    detail: str = ""
+    steps: int
+    final_answer: str | None = None
+    elapsed_s: float
+    input_tokens: int = 0
+    output_tokens: int = 0
+    finished_at: str = Field(default_factory=now)
+    episode: dict[str, Any] = Field(default_factory=dict)
+
+
+class RunTracer:
+    """Writes one run folder; see the module docstring for the layout."""
+
+    def __init__(self, out_dir: Path, secrets: SecretStore | None = None) -> None:
+        self.out_dir = out_dir
+        self.secrets = secrets or SecretStore()
+        self._manifest: dict[str, Any] = {}
+        self._steps: list[StepRecord] = []
+        self._summary: RunSummary | None = None
+
+    def start(self, manifest: dict[str, Any]) -> None:
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        if (self.out_dir / STEPS_FILE).exists():
+            raise LiveRunnerError(f"{self.out_dir} already holds a run; pass a new --out folder")
+        self._manifest = {
+            "schema_version": TRACE_SCHEMA_VERSION,
+            "created_at": now(),
+            "status": "running",
+            **manifest,
+        }
+        self._write_manifest()
+        (self.out_dir / STEPS_FILE).touch()
+        self._write_report()
+
+    def write_step(self, record: StepRecord, snapshot: PageSnapshot | None) -> None:
+        step_dir = self.out_dir / f"step_{record.step:03d}"
+        step_dir.mkdir(exist_ok=True)
+        if snapshot is not None:
+            record.files.update(self._write_snapshot(step_dir, snapshot))
+        data = self.secrets.redact_data(record.model_dump(mode="json"))
+        line = json.dumps(data, ensure_ascii=False)
+        with (self.out_dir / STEPS_FILE).open("a", encoding="utf-8") as out:
+            out.write(line + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        self._steps.append(StepRecord.model_validate(data))
+        self._write_report()
+
+    def finish(self, summary: RunSummary) -> None:
+        self._summary = summary
+        data = self.secrets.redact_data(summary.model_dump(mode="json"))
+        _atomic_write(self.out_dir / SUMMARY_FILE, json.dumps(data, indent=2, ensure_ascii=False))
+        self._manifest["status"] = summary.status
+        self._manifest["finished_at"] = summary.finished_at
+        self._write_manifest()
+        self._write_report()
+
+    def _write_snapshot(self, step_dir: Path, snapshot: PageSnapshot) -> dict[str, str]:
+        files: dict[str, str] = {}
+        page = step_dir / "page.html"
+        page.write_text(self.secrets.redact(snapshot.html), encoding="utf-8")
+        files["page"] = page.relative_to(self.out_dir).as_posix()
+        elements = step_dir / "elements.json"
+        dumped = {k: v.model_dump(mode="json") for k, v in snapshot.elements.items()}
+        elements.write_text(
+            json.dumps(self.secrets.redact_data(dumped), ensure_ascii=False), encoding="utf-8"
+        )
+        files["elements"] = elements.relative_to(self.out_dir).as_posix()
+        if snapshot.screenshot:
+            shot = step_dir / "screenshot.jpg"
+            shot.write_bytes(snapshot.screenshot)
+            files["screenshot"] = shot.relative_to(self.out_dir).as_posix()
+        return files
+
+    def _write_manifest(self) -> None:
+        data = self.secrets.redact_data(self._manifest)
+        _atomic_write(self.out_dir / MANIFEST_FILE, json.dumps(data, indent=2, ensure_ascii=False))
+
+    def _write_report(self) -> None:
+        text = render_report(self._manifest, self._steps, self._summary)
+        _atomic_write(self.out_dir / REPORT_FILE, self.secrets.redact(text))
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def read_steps(run_dir: Path) -> list[StepRecord]:
+    """The steps of a run folder; a torn last line (a kill mid-write) is skipped."""
+    path = run_dir / STEPS_FILE
+    if not path.exists():
+        raise LiveRunnerError(f"{run_dir} is not a run folder: it has no {STEPS_FILE}")
+    steps = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            steps.append(StepRecord.model_validate_json(line))
+        except ValueError:
+            continue  # the last line of a killed run may be cut short
+    return steps
+
+
+def read_manifest(run_dir: Path) -> dict[str, Any]:
+    path = run_dir / MANIFEST_FILE
+    try:
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise LiveRunnerError(f"{path} is missing or not JSON: {exc}") from exc
+    return data
