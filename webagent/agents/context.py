@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from webagent.agents.settings import AgentSettings
+from webagent.errors import ConfigError
 from webagent.html.budget import plan_segmentation
 from webagent.html.segment import SegmentSettings
 from webagent.model.base import Message
@@ -28,13 +29,24 @@ def context_budget(settings: AgentSettings, model: Model) -> int:
 
 
 def segment_settings(settings: AgentSettings, model: Model) -> SegmentSettings:
-    return plan_segmentation(
-        context_window=context_budget(settings, model),
-        gist_tokens=settings.gist_max_tokens + GIST_PREFIX_TOKENS,
-        reserved_tokens=settings.reserve_tokens + settings.act_max_tokens + SAFETY_MARGIN,
-        max_reopen=settings.max_lookup,
-        depth=settings.depth,
-    )
+    """The segmentation plan for ``settings``' budget, shared by every agent.
+
+    A budget too small for gists plus reopened fragments is a ConfigError for the agents that
+    gist; the raw-HTML baseline, which shows no gists, then segments with the defaults.
+    """
+    try:
+        return plan_segmentation(
+            context_window=context_budget(settings, model),
+            gist_tokens=settings.gist_max_tokens + GIST_PREFIX_TOKENS,
+            reserved_tokens=settings.reserve_tokens + settings.act_max_tokens + SAFETY_MARGIN,
+            max_reopen=settings.max_lookup,
+            depth=settings.depth,
+        )
+    except ConfigError:
+        if settings.agent != "raw-html":
+            raise
+        default = SegmentSettings()
+        return default if settings.depth is None else SegmentSettings(depth=settings.depth)
 
 
 def format_previous(
