@@ -1,0 +1,195 @@
+"""``webagent score``, ``eval``, ``compare`` and ``demo``. Handlers build settings objects
+from the parsed arguments (the environment is read here and nowhere deeper) and return an
+exit code: 0 done, 1 nothing valid to score, 3 a run stopped by --max-errors, 130 interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from webagent.cli.options import add_agent_arguments, add_model_arguments
+
+if TYPE_CHECKING:
+    from mind2web_eval.scoring import ScoringSettings
+
+EXIT_ABORTED = 3
+EXIT_INTERRUPTED = 130
+
+
+def _add_scoring_arguments(parser: argparse.ArgumentParser, top_k_flag: str) -> None:
+    group = parser.add_argument_group("scoring protocol (printed with every result)")
+    group.add_argument(
+        "--missing-gold",
+        choices=["fail", "skip"],
+        default="fail",
+        help="steps without a usable positive: score 0 (fail, the official code) or leave "
+        "them out (skip) (%(default)s)",
+    )
+    group.add_argument(
+        top_k_flag,
+        dest="score_top_k",
+        type=int,
+        metavar="K",
+        help="candidate filter: only positives with ranker rank < K count (MindAct: 50)",
+    )
+    group.add_argument("--bootstrap", type=int, default=1000, help="resamples for CIs (1000)")
+    group.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
+
+
+def _scoring_settings(args: argparse.Namespace) -> ScoringSettings:
+    from mind2web_eval.scoring import ScoringSettings
+
+    return ScoringSettings(
+        missing_gold=args.missing_gold,
+        top_k=args.score_top_k,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+    )
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    score = subparsers.add_parser(
+        "score",
+        help="score a predictions JSONL against Mind2Web data (official metrics)",
+        description="Score predictions (one JSON object per line: annotation_id, action_uid, "
+        "element_id, op, value) against a Mind2Web dataset with the official formulas.",
+    )
+    score.add_argument("--data", required=True, help="Mind2Web data: folder, JSON(L), parquet")
+    score.add_argument("--predictions", required=True, type=Path, help="predictions JSONL")
+    score.add_argument("--json", action="store_true", help="print the full report as JSON")
+    _add_scoring_arguments(score, "--top-k")
+    score.set_defaults(func=run_score)
+
+    ev = subparsers.add_parser(
+        "eval",
+        help="run an agent over Mind2Web data (resumable), score it and write a report",
+        description="Run an agent over every step of a Mind2Web dataset with the gold history "
+        "(previous actions = action_reprs[:i]) and the step's cleaned_html. Results are "
+        "appended to OUT/results.jsonl; run the same command again to resume.",
+    )
+    ev.add_argument("--data", required=True, help="Mind2Web data: folder, JSON(L), parquet")
+    ev.add_argument("--out", required=True, type=Path, help="run folder (created; resumable)")
+    ev.add_argument("--limit", type=int, help="first N tasks only")
+    ev.add_argument("--max-errors", type=int, help="stop after N model/page/agent errors")
+    ev.add_argument("--report-steps", type=int, default=300, help="steps in the HTML (300)")
+    ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_scoring_arguments(ev, "--score-top-k")
+    add_agent_arguments(ev)
+    add_model_arguments(ev)
+    ev.set_defaults(func=run_eval_command)
+
+    compare = subparsers.add_parser(
+        "compare", help="put several eval runs side by side (step SR, element acc, cost)"
+    )
+    compare.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
+    compare.add_argument("--json", action="store_true", help="print the table as JSON")
+    compare.set_defaults(func=run_compare)
+
+    from mind2web_eval.demo import register_demo
+
+    register_demo(subparsers)
+
+
+def run_score(args: argparse.Namespace) -> int:
+    from mind2web_eval.aggregate import build_report
+    from mind2web_eval.data import DatasetSummary, iter_tasks
+    from mind2web_eval.predictions import load_predictions
+    from mind2web_eval.report.terminal import format_score_report
+    from mind2web_eval.scoring import gold_steps, score_all
+
+    settings = _scoring_settings(args)
+    predictions, issues = load_predictions(args.predictions)
+    summary = DatasetSummary(source=str(args.data))
+    gold = (g for task in iter_tasks(args.data, summary) for g in gold_steps(task))
+    scores, unknown = score_all(gold, predictions, settings)
+    report = build_report(scores, settings, unknown)
+    for issue in [*summary.issues, *issues]:
+        print(f"warning: {issue}", file=sys.stderr)
+    if args.json:
+        payload = {
+            **report.model_dump(mode="json"),
+            "protocol": settings.describe(),
+            "data": summary.model_dump(mode="json", exclude={"files"}),
+            "data_notes": summary.notes(),
+            "prediction_issues": [str(i) for i in issues],
+        }
+        print(json.dumps(payload, indent=2))
+    else:
+        print(f"data: {args.data} ({summary.tasks} tasks, sha256 {summary.sha256[:16]})")
+        print(format_score_report(report, summary.notes()))
+    return 0 if report.counts.steps_scored else 1
+
+
+def run_eval_command(args: argparse.Namespace) -> int:
+    from mind2web_eval.runner import EvalSettings, EvalSubject, run_eval
+    from webagent.agents.registry import build_agent
+    from webagent.cli.options import (
+        agent_settings_from_args,
+        gist_cache_from_args,
+        model_settings_from_args,
+    )
+    from webagent.model.factory import build_model
+
+    environ = dict(os.environ)
+    agent_settings = agent_settings_from_args(args)
+    model_settings = model_settings_from_args(args, environ)
+    data = args.data if args.data.startswith("hf:") else str(Path(args.data).resolve())
+    settings = EvalSettings(
+        data=data,
+        out=args.out,
+        limit=args.limit,
+        workers=model_settings.concurrency,
+        max_errors=args.max_errors,
+        scoring=_scoring_settings(args),
+        report_steps=args.report_steps,
+        progress=not args.no_progress,
+    )
+    cache = gist_cache_from_args(args, environ)
+    model = build_model(model_settings)
+    try:
+        subject = EvalSubject(
+            agent=build_agent(agent_settings, model, cache),
+            agent_settings=agent_settings.manifest(),
+            model_settings=model_settings.manifest(),
+            model_identity={"backend": model_settings.backend, "model": model.name},
+            gist_cache=cache,
+        )
+        outcome = run_eval(settings, subject, argv=sys.argv[1:])
+    finally:
+        model.close()
+        if cache is not None:
+            cache.close()
+    print_outcome(outcome.files.results_json)
+    print(
+        f"{outcome.status}: {outcome.steps_run} steps run, {outcome.steps_resumed} resumed, "
+        f"{outcome.run_errors} model/page errors\nreport: {outcome.files.report_html}"
+    )
+    if outcome.status == "aborted":
+        print(f"stopped: --max-errors {args.max_errors} reached; see the report", file=sys.stderr)
+        return EXIT_ABORTED
+    return EXIT_INTERRUPTED if outcome.status == "interrupted" else 0
+
+
+def print_outcome(results_json: Path) -> None:
+    from mind2web_eval.report.compare import load_results
+    from mind2web_eval.report.terminal import format_diagnostics, format_score_report
+
+    results = load_results(results_json)
+    print(f"agent: {results.agent}  model: {results.model}  status: {results.status}")
+    print(format_score_report(results.score, [*results.data_notes]))
+    print(format_diagnostics(results.diagnostics))
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from mind2web_eval.report.compare import compare_rows, format_compare
+
+    rows = compare_rows(args.runs)
+    if args.json:
+        print(json.dumps([r.model_dump(mode="json") for r in rows], indent=2))
+    else:
+        print(format_compare(rows))
+    return 0

@@ -1,0 +1,277 @@
+"""Load Mind2Web tasks from every form in circulation, lazily.
+
+Accepted sources (a file or a folder, searched recursively, files in sorted order):
+
+* the raw release: ``data/<split>/<split>_<n>.json``, each a JSON list of tasks (streamed);
+* JSON Lines: one task per line, or one step per line (MindAct's flattened step schema,
+  grouped back into tasks by ``annotation_id``; repeated lines of one step are read once);
+* Hugging Face copies: parquet files, or a ``save_to_disk`` folder, read through ``datasets``;
+  ``hf:OWNER/NAME[:SPLIT]`` reads from the hub (only when it is reachable).
+
+A broken record becomes a :class:`LoadIssue` naming the file, the task and the field, and the
+rest of the data still loads. :class:`DatasetSummary` counts what the data lacks (pages,
+negatives, ranks) and carries a content hash that does not depend on the form or the order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
+
+from mind2web_eval import _hfdata
+from mind2web_eval._jsonstream import iter_json_items
+from mind2web_eval.records import SPLITS, LoadIssue, Task
+from webagent.errors import DatasetError
+
+_DATA_SUFFIXES = (".json", ".jsonl", ".ndjson", ".parquet")
+_MAX_ISSUES_PER_RECORD = 5
+RawRecord = tuple[str, int, Any]  # (file, index in file, decoded record)
+
+
+class DatasetSummary(BaseModel):
+    """What was loaded, what was left out, and what the data lacks."""
+
+    source: str
+    tasks: int = 0
+    steps: int = 0
+    files: list[str] = Field(default_factory=list)
+    issues: list[LoadIssue] = Field(default_factory=list)
+    steps_without_cleaned_html: int = 0
+    steps_without_raw_html: int = 0
+    steps_without_neg_candidates: int = 0
+    steps_with_empty_pos_candidates: int = 0
+    pos_candidates_without_rank: int = 0
+    duplicate_step_lines: int = 0
+    sha256: str = ""
+    _digests: list[str] = PrivateAttr(default_factory=list)
+
+    def add(self, task: Task) -> None:
+        self.tasks += 1
+        self.steps += len(task.actions)
+        for step in task.actions:
+            self.steps_without_cleaned_html += step.cleaned_html is None
+            self.steps_without_raw_html += step.raw_html is None
+            self.steps_without_neg_candidates += step.neg_candidates is None
+            self.steps_with_empty_pos_candidates += not step.pos_candidates
+            self.pos_candidates_without_rank += sum(c.rank is None for c in step.pos_candidates)
+        blob = task.model_dump_json(exclude={"split"}).encode()
+        self._digests.append(hashlib.sha256(blob).hexdigest())
+
+    def finish(self) -> None:
+        """Fix the content hash: sha256 over the sorted per-task digests."""
+        joined = "\n".join(sorted(self._digests))
+        self.sha256 = hashlib.sha256(joined.encode()).hexdigest()
+
+    def notes(self) -> list[str]:
+        """Human-readable caveats, printed with every result."""
+        notes = []
+        if self.issues:
+            notes.append(f"{len(self.issues)} record(s) could not be loaded and are left out")
+        for count, what in (
+            (self.steps_without_cleaned_html, "have no cleaned_html (agents cannot run on them)"),
+            (self.steps_without_neg_candidates, "have no neg_candidates"),
+            (self.steps_with_empty_pos_candidates, "have empty pos_candidates (no gold element)"),
+        ):
+            if count:
+                notes.append(f"{count} of {self.steps} steps {what}")
+        if self.pos_candidates_without_rank:
+            notes.append(
+                f"{self.pos_candidates_without_rank} positive candidates carry no ranker rank "
+                "(a --top-k filter does not apply to them)"
+            )
+        return notes
+
+
+def split_of(path: str) -> str:
+    """The Mind2Web split named by a folder or a file-name prefix, else ''."""
+    parts = Path(path).parts
+    for part in reversed(parts[:-1]):
+        if part in SPLITS:
+            return part
+    stem = Path(path).name
+    for split in sorted(SPLITS, key=len, reverse=True):
+        if re.match(rf"{split}(?:[_\-.]|$)", stem):
+            return split
+    return ""
+
+
+def data_files(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    if not root.is_dir():
+        raise DatasetError(f"{root}: no such file or folder")
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _DATA_SUFFIXES)
+    if not files:
+        raise DatasetError(f"{root}: no .json, .jsonl or .parquet files inside")
+    return files
+
+
+def _iter_jsonl(path: Path, issues: list[LoadIssue]) -> Iterator[RawRecord]:
+    with path.open(encoding="utf-8") as stream:
+        for number, line in enumerate(stream, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield str(path), number - 1, json.loads(line)
+            except json.JSONDecodeError as exc:
+                issues.append(
+                    LoadIssue(
+                        file=str(path), task=f"line {number}", field="(line)", message=str(exc)
+                    )
+                )
+
+
+def _iter_json(path: Path, issues: list[LoadIssue]) -> Iterator[RawRecord]:
+    with path.open(encoding="utf-8") as stream:
+        try:
+            for index, item in enumerate(iter_json_items(stream, str(path))):
+                yield str(path), index, item
+        except DatasetError as exc:
+            issues.append(
+                LoadIssue(
+                    file=str(path), task="(file)", field="(json)", message=str(exc), kind="file"
+                )
+            )
+
+
+def iter_raw_records(source: str | Path, issues: list[LoadIssue]) -> Iterator[RawRecord]:
+    """Every decoded record of a source, lazily, with where it came from."""
+    if isinstance(source, str) and source.startswith("hf:"):
+        yield from _hfdata.iter_hub(source[3:])
+        return
+    root = Path(source)
+    if root.is_dir() and _hfdata.is_saved_dataset(root):
+        yield from _hfdata.iter_saved(root)
+        return
+    for path in data_files(root):
+        if path.suffix == ".parquet":
+            yield from _hfdata.iter_parquet(path)
+        elif path.suffix in (".jsonl", ".ndjson"):
+            yield from _iter_jsonl(path, issues)
+        else:
+            yield from _iter_json(path, issues)
+
+
+def _issues_from(exc: ValidationError, file: str, task: str) -> list[LoadIssue]:
+    found = []
+    for error in exc.errors()[:_MAX_ISSUES_PER_RECORD]:
+        field = ".".join(str(part) for part in error["loc"]) or "(record)"
+        found.append(LoadIssue(file=file, task=task, field=field, message=error["msg"]))
+    return found
+
+
+def _task_label(record: Any, index: int) -> str:
+    if isinstance(record, dict) and isinstance(record.get("annotation_id"), str):
+        return str(record["annotation_id"])
+    return f"#{index}"
+
+
+def _validate(
+    record: dict[str, Any], file: str, index: int, issues: list[LoadIssue]
+) -> Task | None:
+    if "split" not in record or not record["split"]:
+        record = {**record, "split": split_of(file)}
+    try:
+        return Task.model_validate(record)
+    except ValidationError as exc:
+        issues.extend(_issues_from(exc, file, _task_label(record, index)))
+        return None
+
+
+class _StepGrouper:
+    """Turns consecutive step-per-line records of one task back into a task record."""
+
+    def __init__(self) -> None:
+        self.pending: RawRecord | None = None
+        self.duplicates = 0
+
+    def add(self, record: dict[str, Any], file: str, index: int) -> RawRecord | None:
+        """Add a step; returns the previous task's record when this step starts a new one."""
+        done = None
+        if self.pending is not None and self.pending[2]["annotation_id"] != record.get(
+            "annotation_id"
+        ):
+            done = self.flush()
+        if self.pending is None:
+            meta = {k: v for k, v in record.items() if k not in ("action_uid", "operation")}
+            self.pending = (file, index, {**meta, "actions": []})
+        actions = self.pending[2]["actions"]
+        if actions and actions[-1].get("action_uid") == record.get("action_uid"):
+            self.duplicates += 1
+        else:
+            actions.append(record)
+        return done
+
+    def flush(self) -> RawRecord | None:
+        done, self.pending = self.pending, None
+        return done
+
+
+def _is_step_record(record: dict[str, Any]) -> bool:
+    return "actions" not in record and "action_uid" in record and "operation" in record
+
+
+def iter_tasks(
+    source: str | Path, summary: DatasetSummary | None = None, limit: int | None = None
+) -> Iterator[Task]:
+    """Tasks of ``source`` in file order, lazily; problems go to ``summary.issues``."""
+    summary = summary if summary is not None else DatasetSummary(source=str(source))
+    issues = summary.issues
+    grouper = _StepGrouper()
+    tasks = _iter_validated(iter_raw_records(source, issues), grouper, summary)
+    for emitted, task in enumerate(tasks, start=1):
+        summary.add(task)
+        yield task
+        if limit is not None and emitted >= limit:
+            break
+    summary.duplicate_step_lines = grouper.duplicates
+    summary.finish()
+
+
+def _iter_validated(
+    records: Iterable[RawRecord], grouper: _StepGrouper, summary: DatasetSummary
+) -> Iterator[Task]:
+    issues = summary.issues
+    for file, index, record in records:
+        if file not in summary.files:
+            summary.files.append(file)
+        if not isinstance(record, dict):
+            issues.append(
+                LoadIssue(
+                    file=file, task=f"#{index}", field="(record)", message="not a JSON object"
+                )
+            )
+            continue
+        if _is_step_record(record):
+            done = grouper.add(record, file, index)
+            if done is not None and (task := _validate(done[2], done[0], done[1], issues)):
+                yield task
+            continue
+        if "actions" not in record:
+            issues.append(
+                LoadIssue(
+                    file=file,
+                    task=_task_label(record, index),
+                    field="actions",
+                    message="neither a task (with 'actions') nor a step (with 'action_uid')",
+                )
+            )
+            continue
+        if task := _validate(record, file, index, issues):
+            yield task
+    last = grouper.flush()
+    if last is not None and (task := _validate(last[2], last[0], last[1], issues)):
+        yield task
+
+
+def load_tasks(source: str | Path, limit: int | None = None) -> tuple[list[Task], DatasetSummary]:
+    """All tasks in memory (small data and tests); big data should use :func:`iter_tasks`."""
+    summary = DatasetSummary(source=str(source))
+    tasks = list(iter_tasks(source, summary, limit=limit))
+    return tasks, summary

@@ -1,0 +1,144 @@
+"""A run's ``manifest.json``: everything needed to know what produced its numbers.
+
+Agent and model settings (never secrets), prompt versions, package versions, the git
+revision, the dataset's content hash and the protocol. A resumed run must match the
+manifest it finds (same agent, model and data), so that one run never mixes two setups.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from mind2web_eval.records import SCHEMA_VERSION
+from webagent.errors import ConfigError
+
+PACKAGES = (
+    "readagent-web",
+    "pydantic",
+    "lxml",
+    "numpy",
+    "openai",
+    "llama_cpp_python",
+    "datasets",
+    "bm25s",
+    "tqdm",
+)
+PROTOCOL = {
+    "history": "gold: previous actions are action_reprs[:i] (errors do not compound)",
+    "observation": "the step's cleaned_html (elements carry backend_node_id)",
+    "element_ids": "backend_node_id",
+}
+#: manifest fields that must not change when a run resumes
+_IDENTITY = ("agent", "model_identity", "data_source")
+
+
+def now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def package_versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def git_revision(where: Path | None = None) -> str | None:
+    """``<sha>`` (``+dirty`` with local changes) of the checkout holding this code, if any."""
+    folder = where or Path(__file__).resolve().parent
+    try:
+        sha = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+        if sha.returncode != 0:
+            return None
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return sha.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+class Session(BaseModel):
+    """One invocation of ``webagent eval`` on this run folder."""
+
+    started_at: str
+    finished_at: str | None = None
+    status: Literal["running", "complete", "aborted", "interrupted"] = "running"
+    steps_run: int = 0
+    steps_resumed: int = 0
+    argv: list[str] = Field(default_factory=list)
+
+
+class RunManifest(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    created_at: str = Field(default_factory=now)
+    status: Literal["running", "complete", "aborted", "interrupted"] = "running"
+    agent: dict[str, Any]
+    model: dict[str, Any]
+    model_identity: dict[str, Any] = Field(description="backend + model name: fixed per run")
+    prompts: dict[str, str] = Field(default_factory=dict)
+    packages: dict[str, str | None] = Field(default_factory=package_versions)
+    git_revision: str | None = None
+    python: str = Field(default_factory=lambda: sys.version.split()[0])
+    platform: str = Field(default_factory=platform.platform)
+    data_source: str
+    data: dict[str, Any] = Field(default_factory=dict, description="hash, counts, notes")
+    protocol: dict[str, Any] = Field(default_factory=dict)
+    gist_cache: dict[str, Any] = Field(default_factory=dict)
+    sessions: list[Session] = Field(default_factory=list)
+
+    def identity(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in _IDENTITY}
+
+
+def read_manifest(path: Path) -> RunManifest | None:
+    if not path.exists():
+        return None
+    try:
+        return RunManifest.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (json.JSONDecodeError, ValidationError) as exc:
+        raise ConfigError(f"{path} is not a readable run manifest: {exc}") from exc
+
+
+def check_resume(old: RunManifest, new: RunManifest, path: Path) -> None:
+    """A resumed run must use the same agent, model and data as the one it continues."""
+    before, after = old.identity(), new.identity()
+    changed = [name for name in _IDENTITY if before[name] != after[name]]
+    if changed:
+        details = "; ".join(f"{n}: was {before[n]!r}, now {after[n]!r}" for n in changed)
+        raise ConfigError(
+            f"{path.parent} holds a run with other settings ({details}); "
+            "pass a new --out folder, or the same settings to resume"
+        )
+
+
+def write_manifest(path: Path, manifest: RunManifest) -> None:
+    """Atomic: written to a temporary file, then renamed over the old one."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
+    os.replace(tmp, path)

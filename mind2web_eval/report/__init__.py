@@ -1,0 +1,1 @@
+"""Reports of scores and runs: terminal tables, ``results.json``, a static HTML report."""

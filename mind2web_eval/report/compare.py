@@ -1,0 +1,83 @@
+"""``webagent compare``: several runs side by side (the paper's raw-HTML / gist-only /
+ReadAgent table, with cost)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from mind2web_eval.finalize import RunResults
+from mind2web_eval.report.terminal import pct, table
+from webagent.errors import DatasetError
+
+
+class CompareRow(BaseModel):
+    run: str
+    agent: str
+    model: str
+    status: str
+    tasks: int
+    steps: int
+    step_sr: float
+    element_acc: float
+    op_f1: float
+    task_sr: float
+    micro_step_sr: float
+    lookup_recall: float | None
+    tokens_per_step: float
+    calls_per_step: float
+    protocol: str
+
+
+def load_results(run_dir: Path) -> RunResults:
+    path = run_dir / "results.json" if run_dir.is_dir() else run_dir
+    if not path.is_file():
+        raise DatasetError(f"{run_dir}: no results.json (is it a `webagent eval` run folder?)")
+    try:
+        return RunResults.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (json.JSONDecodeError, ValidationError) as exc:
+        raise DatasetError(f"{path}: not a readable results.json: {exc}") from exc
+
+
+def compare_rows(run_dirs: Sequence[Path]) -> list[CompareRow]:
+    rows = []
+    for run_dir in run_dirs:
+        r = load_results(run_dir)
+        o = r.score.overall
+        rows.append(
+            CompareRow(
+                run=str(run_dir), agent=r.agent, model=r.model, status=r.status,
+                tasks=o.tasks, steps=o.steps, step_sr=o.macro.step_sr,
+                element_acc=o.macro.element_acc, op_f1=o.macro.op_f1, task_sr=o.task_sr,
+                micro_step_sr=o.micro.step_sr, lookup_recall=r.diagnostics.lookup_recall,
+                tokens_per_step=r.diagnostics.tokens_per_step,
+                calls_per_step=r.diagnostics.calls_per_step, protocol=r.protocol,
+            )
+        )  # fmt: skip
+    return rows
+
+
+def format_compare(rows: Sequence[CompareRow]) -> str:
+    body = [
+        [Path(r.run).name, r.agent, r.model, str(r.steps), pct(r.step_sr), pct(r.element_acc),
+         pct(r.op_f1), pct(r.task_sr), pct(r.lookup_recall), f"{r.tokens_per_step:.0f}",
+         f"{r.calls_per_step:.2f}"]
+        for r in rows
+    ]  # fmt: skip
+    out = table(
+        ["run", "agent", "model", "steps", "step SR", "elem acc", "op F1", "task SR",
+         "look-up recall", "tokens/step", "calls/step"],
+        body,
+    )  # fmt: skip
+    protocols = sorted({r.protocol for r in rows})
+    note = "percent, macro averages (mean over tasks), as in the paper tables"
+    lines = [out, note]
+    if len(protocols) > 1:
+        lines.append("WARNING: the runs were scored under different protocols:")
+    lines += [f"protocol: {p}" for p in protocols]
+    if len({r.steps for r in rows}) > 1 or any(r.status != "complete" for r in rows):
+        lines.append("WARNING: the runs cover different steps or are incomplete; compare with care")
+    return "\n".join(lines)

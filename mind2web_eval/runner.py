@@ -1,0 +1,236 @@
+"""``webagent eval``: run an agent over a Mind2Web dataset, resumably, then score and report.
+
+Tasks stream from the data; steps run on a bounded thread pool (``workers`` steps in
+flight); each finished step is appended durably to ``results.jsonl`` before it counts, so a
+killed run loses at most the steps in flight, and the same command resumes it. A
+``max_errors`` limit ends a run whose model or pages keep failing. At the end (or on abort)
+the run folder gets ``predictions.jsonl``, ``gold.jsonl``, ``results.json`` and
+``report.html``, all made by the one scoring implementation.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from tqdm import tqdm
+
+from mind2web_eval.data import DatasetSummary, iter_tasks
+from mind2web_eval.diagnostics import RUN_ERRORS
+from mind2web_eval.finalize import RunFiles, finalize_run, write_gold
+from mind2web_eval.manifest import (
+    PROTOCOL,
+    RunManifest,
+    Session,
+    check_resume,
+    git_revision,
+    now,
+    read_manifest,
+    write_manifest,
+)
+from mind2web_eval.records import Task
+from mind2web_eval.results import StepRecord
+from mind2web_eval.scoring import GoldStep, ScoringSettings, gold_steps
+from mind2web_eval.stepping import run_step
+from mind2web_eval.store import ResultStore
+from webagent.agents.base import Agent
+from webagent.gist.cache import GistCache
+from webagent.prompts import all_template_versions
+
+Status = Literal["complete", "aborted", "interrupted"]
+
+
+class EvalSettings(BaseModel):
+    """How to run (not what agent or model: those come with :class:`EvalSubject`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    data: str
+    out: Path
+    limit: int | None = Field(default=None, ge=1, description="first N tasks of the data")
+    workers: int = Field(default=1, ge=1, description="steps in flight at once")
+    max_errors: int | None = Field(
+        default=None, ge=1, description="stop after this many model/page/agent errors"
+    )
+    scoring: ScoringSettings = Field(default_factory=ScoringSettings)
+    report_steps: int = Field(default=300, ge=0, description="steps shown in full in the report")
+    progress: bool = True
+
+
+@dataclass
+class EvalSubject:
+    """The agent under evaluation and what the manifest says about it."""
+
+    agent: Agent
+    agent_settings: dict[str, Any]
+    model_settings: dict[str, Any]
+    model_identity: dict[str, Any]
+    gist_cache: GistCache | None = None
+
+
+class RunOutcome(BaseModel):
+    status: Status
+    steps_run: int
+    steps_resumed: int
+    run_errors: int
+    files: RunFiles
+
+
+@dataclass
+class _Progress:
+    bar: Any
+    steps: int = 0
+    success: float = 0.0
+    element: float = 0.0
+    errors: int = 0
+    run_errors: int = 0
+    classes: dict[str, int] = field(default_factory=dict)
+
+    def add(self, record: StepRecord, fresh: bool) -> None:
+        self.steps += 1
+        self.success += record.score.step_success
+        self.element += record.score.element_correct
+        kind = record.diagnostics.error_class
+        self.classes[kind] = self.classes.get(kind, 0) + 1
+        if fresh:
+            self.run_errors += kind in RUN_ERRORS
+            self.bar.update(1)
+        self.bar.set_postfix(
+            step_sr=f"{self.success / self.steps:.3f}",
+            elem=f"{self.element / self.steps:.3f}",
+            errors=self.run_errors,
+            refresh=False,
+        )
+
+
+def _manifest(settings: EvalSettings, subject: EvalSubject) -> RunManifest:
+    return RunManifest(
+        agent=subject.agent_settings,
+        model=subject.model_settings,
+        model_identity=subject.model_identity,
+        prompts=all_template_versions(),
+        git_revision=git_revision(),
+        data_source=settings.data,
+        protocol={
+            **PROTOCOL,
+            "scoring": settings.scoring.model_dump(),
+            "scoring_described": settings.scoring.describe(),
+            "limit_tasks": settings.limit,
+            "workers": settings.workers,
+            "max_errors": settings.max_errors,
+        },
+    )
+
+
+def _open_manifest(settings: EvalSettings, subject: EvalSubject, argv: list[str]) -> RunManifest:
+    path = settings.out / "manifest.json"
+    fresh = _manifest(settings, subject)
+    old = read_manifest(path)
+    if old is not None:
+        check_resume(old, fresh, path)
+        fresh.created_at, fresh.sessions = old.created_at, old.sessions
+    fresh.sessions.append(Session(started_at=now(), argv=argv))
+    write_manifest(path, fresh)
+    return fresh
+
+
+def _jobs(
+    tasks: Iterator[Task], store: ResultStore, gold: list[GoldStep]
+) -> Iterator[tuple[Task, int, GoldStep]]:
+    """Steps still to run; every step's gold is collected for the final scoring."""
+    for task in tasks:
+        steps = gold_steps(task)
+        gold.extend(steps)  # whole tasks, even when a run stops in the middle of one
+        for index, step_gold in enumerate(steps):
+            if step_gold.action_uid not in store:
+                yield task, index, step_gold
+
+
+def _execute(
+    settings: EvalSettings,
+    subject: EvalSubject,
+    jobs: Iterator[tuple[Task, int, GoldStep]],
+    store: ResultStore,
+    progress: _Progress,
+) -> Status:
+    def record(done: set[Future[StepRecord]]) -> None:
+        for future in done:
+            step_record = future.result()
+            if store.append(step_record):
+                progress.add(step_record, fresh=True)
+
+    def over_limit() -> bool:
+        return settings.max_errors is not None and progress.run_errors >= settings.max_errors
+
+    pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="webagent-eval")
+    pending: set[Future[StepRecord]] = set()
+    try:
+        for task, index, gold in jobs:
+            if over_limit():
+                break
+            pending.add(pool.submit(run_step, subject.agent, task, index, gold, settings.scoring))
+            if len(pending) >= settings.workers:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                record(done)
+        record(wait(pending).done)
+        if over_limit():
+            for _ in jobs:  # read the rest of the data: its steps count as missing
+                pass
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        return "interrupted"
+    pool.shutdown(wait=True)
+    return "aborted" if over_limit() else "complete"
+
+
+def run_eval(
+    settings: EvalSettings, subject: EvalSubject, argv: list[str] | None = None
+) -> RunOutcome:
+    """Run (or resume) an evaluation; returns how it ended and where the files are."""
+    settings.out.mkdir(parents=True, exist_ok=True)
+    manifest = _open_manifest(settings, subject, list(argv or []))
+    store = ResultStore(settings.out / "results.jsonl")
+    resumed = len(store)
+    bar = tqdm(
+        unit="step",
+        file=sys.stderr,
+        disable=not settings.progress,
+        desc=subject.agent.name,
+        initial=resumed,
+    )
+    progress = _Progress(bar=bar)
+    for old in store.records():
+        progress.add(old, fresh=False)
+    summary = DatasetSummary(source=settings.data)
+    gold: list[GoldStep] = []
+    tasks = iter_tasks(settings.data, summary, limit=settings.limit)
+    try:
+        status = _execute(settings, subject, _jobs(tasks, store, gold), store, progress)
+    finally:
+        bar.close()
+    write_gold(settings.out, gold, summary, complete=status == "complete")
+    session = manifest.sessions[-1]
+    session.finished_at, session.status = now(), status
+    session.steps_run, session.steps_resumed = progress.steps - resumed, resumed
+    manifest.status = status
+    manifest.data = {
+        **summary.model_dump(mode="json", exclude={"files", "issues"}),
+        "issues": len(summary.issues),
+        "complete": status == "complete",
+    }
+    if subject.gist_cache is not None:
+        manifest.gist_cache = {"path": str(subject.gist_cache.path), **subject.gist_cache.stats()}
+    write_manifest(settings.out / "manifest.json", manifest)
+    files = finalize_run(settings.out, settings.scoring, settings.report_steps)
+    return RunOutcome(
+        status=status,
+        steps_run=progress.steps - resumed,
+        steps_resumed=resumed,
+        run_errors=progress.run_errors,
+        files=files,
+    )

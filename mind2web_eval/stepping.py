@@ -1,0 +1,68 @@
+"""Run one agent step on one Mind2Web step and turn it into a :class:`StepRecord`.
+
+The agent sees the step's ``cleaned_html`` and the gold history (``action_reprs[:i]``).
+Whatever goes wrong becomes part of the record (an error class), never an exception.
+"""
+
+from __future__ import annotations
+
+from mind2web_eval.diagnostics import diagnose
+from mind2web_eval.manifest import now
+from mind2web_eval.records import Prediction, Task
+from mind2web_eval.results import StepRecord
+from mind2web_eval.scoring import GoldStep, ScoringSettings, score_step
+from webagent.agents.base import Agent, Observation, StepTrace
+from webagent.errors import WebAgentError
+
+# what a bug in page handling may raise on a strange page: recorded as ``agent_error`` so
+# that one page does not end a long run (the --max-errors limit still stops a broken one)
+_STEP_FAILURES = (WebAgentError, ValueError, LookupError, RuntimeError, SyntaxError)
+
+
+def _observe(agent: Agent, task: Task, index: int) -> tuple[StepTrace | None, str | None, str]:
+    """(trace, run error class, error message)."""
+    step = task.actions[index]
+    if step.cleaned_html is None:
+        return None, "no_html", "the step has no cleaned_html: the agent cannot see the page"
+    observation = Observation(
+        task=task.confirmed_task,
+        previous_actions=task.previous_actions(index),
+        html=step.cleaned_html,
+    )
+    try:
+        trace = agent.step(observation)
+    except _STEP_FAILURES as exc:
+        return None, "agent_error", f"{type(exc).__name__}: {exc}"
+    return trace, None, trace.error or ""
+
+
+def run_step(
+    agent: Agent, task: Task, index: int, gold: GoldStep, scoring: ScoringSettings
+) -> StepRecord:
+    trace, run_error, error = _observe(agent, task, index)
+    action = trace.action if trace is not None else None
+    prediction = Prediction(
+        annotation_id=task.annotation_id,
+        action_uid=gold.action_uid,
+        element_id=action.element_id if action else None,
+        op=action.op if action else None,
+        value=action.value if action else "",
+        error_class=run_error or (trace.error_class if trace else None),
+    )
+    score = score_step(gold, prediction, scoring)
+    usable, _ = gold.usable_positives(scoring.top_k)
+    return StepRecord(
+        annotation_id=task.annotation_id,
+        action_uid=gold.action_uid,
+        step_index=index,
+        task=task.confirmed_task,
+        previous_actions=task.previous_actions(index),
+        gold=gold,
+        gold_repr=task.action_reprs[index] if index < len(task.action_reprs) else "",
+        prediction=prediction,
+        score=score,
+        diagnostics=diagnose(trace, score, usable, run_error),
+        error=error or None,
+        trace=trace,
+        finished_at=now(),
+    )
