@@ -19,7 +19,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from mind2web_eval.results import StepRecord
-from webagent.errors import DatasetError
+from webagent.errors import DatasetError, WebAgentError
+
+
+class ResultWriteError(WebAgentError):
+    """A step result could not be written (disk full, folder gone); the run can resume."""
 
 
 def _cut_torn_tail(path: Path) -> int:
@@ -96,12 +100,29 @@ class ResultStore:
         with self._lock:
             if record.action_uid in self._done:
                 return False
-            with self.path.open("a", encoding="utf-8") as stream:
-                stream.write(line)
-                stream.flush()
-                os.fsync(stream.fileno())
+            size = self.path.stat().st_size if self.path.exists() else 0
+            try:
+                with self.path.open("a", encoding="utf-8") as stream:
+                    stream.write(line)
+                    stream.flush()
+                    os.fsync(stream.fileno())
+            except OSError as exc:
+                self._undo_partial_write(size)
+                raise ResultWriteError(
+                    f"cannot write step {record.action_uid} to {self.path}: {exc.strerror or exc}. "
+                    f"The {len(self._done)} steps already written are kept; free space (or fix "
+                    "the folder) and run the same command again to resume"
+                ) from exc
             self._done.add(record.action_uid)
             return True
+
+    def _undo_partial_write(self, size: int) -> None:
+        """Cut a line that was half written when the write failed (best effort)."""
+        try:
+            with self.path.open("rb+") as stream:
+                stream.truncate(size)
+        except OSError:
+            pass  # the next open sets a torn tail aside anyway
 
     def records(self) -> Iterator[StepRecord]:
         """Every stored step, in the order written (first record of a step wins)."""
