@@ -102,7 +102,7 @@ def test_a_full_disk_stops_the_run_clearly_and_it_resumes(
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", fsync_fails_on_third)
-    with pytest.raises(ResultWriteError, match="No space left on device.*run the same command"):
+    with pytest.raises(ResultWriteError, match=r"No space left on device.*run the same command"):
         evaluate(model, out)
     monkeypatch.setattr(os, "fsync", real_fsync)
     assert len((out / "results.jsonl").read_text().splitlines()) == 2  # no torn line left
