@@ -127,11 +127,14 @@ class ActionOutcome(BaseModel):
         if self.action is None:
             return f"(no valid action: {self.message})"
         line = _action_text(self.action, self.label)
-        if not self.ok:
-            line += f" (failed: {self.message})"
+        notes = [f"failed: {self.message}"] if not self.ok else []
+        if len(self.dialogs) > 1:
+            notes.append(
+                f"{len(self.dialogs)} dialogs dismissed, the last said: {_quote(self.dialogs[-1])}"
+            )
         elif self.dialogs:
-            line += f" (a dialog said: {_quote(self.dialogs[-1])})"
-        return line
+            notes.append(f"a dialog said: {_quote(self.dialogs[-1])}")
+        return line + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def _action_text(action: LiveAction, label: ElementLabel | None) -> str:

@@ -6,6 +6,7 @@ runner must never reach; it records every request it gets, so a test can prove n
 
 from __future__ import annotations
 
+import contextlib
 import html
 import socket
 import threading
@@ -14,6 +15,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 PAGES = Path(__file__).resolve().parent.parent / "data" / "live_pages"
+HANG_LIMIT_S = 30.0
 
 
 def _closed_origin() -> str:
@@ -33,6 +35,7 @@ class PageServer(ThreadingHTTPServer):
         self.posts: list[dict[str, str]] = []
         self.offsite = ""
         self.dead = _closed_origin()
+        self.hang_released = threading.Event()
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     @property
@@ -45,6 +48,7 @@ class PageServer(ThreadingHTTPServer):
         return self
 
     def stop(self) -> None:
+        self.hang_released.set()
         self.shutdown()
         self.server_close()
 
@@ -58,6 +62,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.server.hits.append(f"GET {self.path}")
         parts = urlsplit(self.path)
+        if parts.path == "/hang":  # a resource that never arrives (bounded, for the test)
+            self.server.hang_released.wait(HANG_LIMIT_S)
+            with contextlib.suppress(OSError):  # the browser has usually gone by then
+                self._send(200, b"")
+            return
         if parts.path == "/redirect":
             target = parse_qs(parts.query).get("to", ["/"])[0]
             self._send(302, b"", location=target)
