@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from itertools import accumulate, compress, pairwise
 from operator import not_
 
-from webagent.model.base import ESTIMATE_TOKENS_PER_BYTE
 from webagent.html.clean import CleanPage
+from webagent.model.base import ESTIMATE_TOKENS_PER_BYTE
 
 ANY_PARENT = -2
 
