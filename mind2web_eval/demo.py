@@ -37,7 +37,12 @@ def register_demo(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument(
         "--agents", default=",".join(DEMO_AGENTS), help="comma-separated (%(default)s)"
     )
-    parser.add_argument("--context-budget", type=int, default=2048, help="tokens per prompt (2048)")
+    parser.add_argument(
+        "--context-budget",
+        type=int,
+        default=DEMO_BUDGET,
+        help=f"tokens per prompt ({DEMO_BUDGET}: sized so the demo runs in minutes on 2 cores)",
+    )
     parser.add_argument("--data", default=None, help="other tasks instead of the samples")
     parser.add_argument(
         "--resume", action="store_true", help="keep the steps finished by an earlier run"

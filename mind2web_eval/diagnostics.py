@@ -64,6 +64,8 @@ def _error_class(
         return "agent_error"
     if trace.error_class in ("model_error", "page_error"):
         return trace.error_class  # type: ignore[return-value]
+    if trace.error_class == "no_ids_shown":  # the look-up left the act prompt without ids
+        return "no_gold" if score.gold_status != "ok" else "lookup_miss"
     if trace.action is None:
         return "invalid_output"
     if score.gold_status != "ok":

@@ -107,6 +107,11 @@ class PageAgent(Agent):
 
         messages, version = act_messages(observation.task, previous, text)
         trace.prompt_tokens = self.model.count_message_tokens(messages)
+        if not trace.shown_element_ids:
+            # nothing reopened and no gist names an id: no answer could be valid
+            trace.error = "the act prompt shows no element id (no fragment open, no id in gists)"
+            trace.error_class = "no_ids_shown"
+            return
         t0 = time.perf_counter()
         result = predict_action(
             messages,
