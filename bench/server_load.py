@@ -160,15 +160,16 @@ def throughput(
     per_level: int,
     server_tokenizer: bool = False,
     threads: int = 2,
-) -> list[dict[str, Any]]:
-    """max(per_level, workers) steps per level, disjoint, spread over the task list."""
+) -> Iterator[dict[str, Any]]:
+    """Each level's result as it completes: max(per_level, workers) steps, disjoint."""
     sizes = [max(per_level, w) for w in levels]
     n = sum(sizes) + 1
     chosen = [steps[round(i * len(steps) / n)] for i in range(n)]
     with llama_server(threads) as base:
         run_level(base, chosen[-1:], 1, server_tokenizer)  # load and first prompt: not counted
-        results, start = [], 0
+        start = 0
         for size, workers in zip(sizes, levels, strict=True):
-            results.append(run_level(base, chosen[start : start + size], workers, server_tokenizer))
+            result = run_level(base, chosen[start : start + size], workers, server_tokenizer)
+            print(f"{workers} workers: {result['wall_s']:.0f} s", flush=True)
             start += size
-        return results
+            yield result

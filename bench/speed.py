@@ -146,38 +146,59 @@ def main() -> None:
     mem, mem_text = memory(largest)
     text += "\n\n" + mem_text
     levels: list[dict[str, Any]] = []
-    tasks_path = None
-    if not args.no_server:
-        tasks_path = resolve_tasks(args)
+    tasks_path = resolve_tasks(args) if not args.no_server else None
+    args.tasks = tasks_path or args.tasks
+    report = Report(args, rows, mem, levels, started)
+    report.write(text, partial=not args.no_server)  # a killed run still leaves these
+    if tasks_path is not None:
         firsts = [s for s in load_steps(tasks_path) if s.index == 0]
         per_level, worker_levels = (2, (1, 2)) if args.quick else (4, (1, 2, 4, 8))
-        levels = throughput(
+        for level in throughput(
             firsts, worker_levels, per_level, args.server_tokenizer, args.server_threads
-        )
-        text += "\n\n" + server_text(levels, args.server_threads)
-    settings = {
-        "segment_plan": agent_plan().model_dump(),
-        "repeats": repeats,
-        "server": {
-            "n_ctx": SERVER_CTX,
-            "n_threads": args.server_threads,
-            "agent": AGENT.manifest(),
-            "token_counting": "server endpoint" if args.server_tokenizer else "in-process SmolLM2",
-            "structured_output": "json_object",
-        },
-        "quick": args.quick,
-    }
-    data = {"pages_sha12": sha12(args.pages)}
-    if tasks_path is not None:
-        data["tasks_sha12"] = sha12(tasks_path)
-    payload = {
-        "provenance": provenance(settings, data),
-        "wall_s": time.perf_counter() - started,
-        "pages": rows,
-        "memory": mem,
-        "throughput": levels,
-    }
-    write_result(args.out, "speed", payload, text)
+        ):
+            levels.append(level)
+            done = len(levels) == len(worker_levels)
+            report.write(text + "\n\n" + server_text(levels, args.server_threads), not done)
+
+
+class Report:
+    """Writes speed.json/.md; called after each part, so that partial results survive."""
+
+    def __init__(
+        self, args: Any, rows: list[dict], mem: dict, levels: list[dict], started: float
+    ) -> None:
+        self.args, self.rows, self.mem, self.levels, self.started = args, rows, mem, levels, started
+
+    def write(self, text: str, partial: bool) -> None:
+        args = self.args
+        settings = {
+            "repeats": 1 if args.quick else 3,
+            "segment_settings": "SegmentSettings() defaults (bench_segment.bench_page)",
+            "memory_plan": agent_plan().model_dump(),
+            "server": {
+                "n_ctx": SERVER_CTX,
+                "n_threads": args.server_threads,
+                "agent": AGENT.manifest(),
+                "token_counting": "server endpoint"
+                if args.server_tokenizer
+                else "in-process SmolLM2",
+                "structured_output": "json_object",
+            },
+            "quick": args.quick,
+        }
+        data = {"pages_sha12": sha12(args.pages)}
+        if args.tasks is not None:
+            data["tasks_sha12"] = sha12(args.tasks)
+        payload = {
+            "provenance": provenance(settings, data),
+            "partial": partial,
+            "wall_s": time.perf_counter() - self.started,
+            "pages": self.rows,
+            "memory": self.mem,
+            "throughput": self.levels,
+        }
+        note = "\n\n(partial: the throughput part is still running or was stopped)"
+        write_result(args.out, "speed", payload, text + (note if partial else ""))
 
 
 if __name__ == "__main__":
