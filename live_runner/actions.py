@@ -128,12 +128,14 @@ class ActionOutcome(BaseModel):
             return f"(no valid action: {self.message})"
         line = _action_text(self.action, self.label)
         notes = [f"failed: {self.message}"] if not self.ok else []
-        if len(self.dialogs) > 1:
+        if self.dialogs and self.failure is not FailureKind.DIALOG:  # else the message says it
+            last = _quote(self.dialogs[-1])
+            many = len(self.dialogs) > 1
             notes.append(
-                f"{len(self.dialogs)} dialogs dismissed, the last said: {_quote(self.dialogs[-1])}"
+                f"{len(self.dialogs)} dialogs dismissed, the last said: {last}"
+                if many
+                else f"a dialog said: {last}"
             )
-        elif self.dialogs:
-            notes.append(f"a dialog said: {_quote(self.dialogs[-1])}")
         return line + (f" ({'; '.join(notes)})" if notes else "")
 
 
