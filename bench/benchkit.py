@@ -7,11 +7,13 @@ model, settings, prompt versions, data hash, date and git revision.
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
 import hashlib
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,6 +59,7 @@ def add_data_args(parser: Any) -> None:
 def make_tasks(pages: Path, tool: Path) -> Path:
     """Run make_grounding_tasks.py (deterministic, default seed) into a temporary folder."""
     out = Path(tempfile.mkdtemp(prefix="bench-tasks-"))
+    atexit.register(shutil.rmtree, out, ignore_errors=True)  # ~130 MB of JSON
     subprocess.run(
         [sys.executable, str(tool), str(pages), str(out)], check=True, capture_output=True
     )

@@ -11,6 +11,8 @@ one ReadAgent-P step driven by the scripted model (``scripted_model.POLICY``), S
 from __future__ import annotations
 
 import argparse
+import atexit
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -137,6 +139,7 @@ def main() -> None:
     sizes = QUICK_SIZES_KB if args.quick else SIZES_KB
     counter, plan, rows = real_counter(), agent_plan(), []
     folder = Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     for kb in sizes:
         data = make_page(pages, kb * 1000)
         path = folder / f"page_{kb}kb.html"

@@ -116,8 +116,8 @@ def server_text(levels: list[dict[str, Any]], threads: int) -> str:
             rows,
         )
         + "\n\nThe server, the client and other processes share 2 CPU cores, and "
-        "llama-cpp-python's server evaluates one request at a time: throughput levels off "
-        "and further workers only add queueing latency. Few steps per level and other "
+        "one llama.cpp model instance serves every request: throughput levels off after a "
+        "few workers and further workers only add queueing latency. Few steps per level and other "
         "processes on the same cores: level-to-level noise is large. 'invalid answers': the "
         "model's answer failed validation after one repair (model quality, not load). "
         "'in model calls': share of step time spent waiting for the server; "
