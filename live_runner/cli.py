@@ -19,9 +19,7 @@ from typing import Any
 from webagent.cli.options import (
     add_agent_arguments,
     add_model_arguments,
-    agent_settings_from_args,
-    gist_cache_from_args,
-    model_settings_from_args,
+    open_agent,
 )
 from webagent.errors import ConfigError
 
@@ -138,19 +136,6 @@ def parse_seeds(text: str) -> tuple[int, ...]:
         ) from exc
 
 
-def _build_agent(args: argparse.Namespace) -> tuple[Any, Any, Any, dict[str, Any]]:
-    from webagent.agents.registry import build_agent
-    from webagent.model.factory import build_model
-
-    agent_settings = agent_settings_from_args(args)
-    model_settings = model_settings_from_args(args, os.environ)
-    model = build_model(model_settings)
-    cache = gist_cache_from_args(args, os.environ)
-    agent = build_agent(agent_settings, model, cache)
-    manifest = {"agent": agent_settings.manifest(), "model": model_settings.manifest()}
-    return agent, model, cache, manifest
-
-
 def _ask(what: str) -> bool:
     if not sys.stdin.isatty():
         print(f"not confirmed (no terminal to ask): {what}", file=sys.stderr)
@@ -184,13 +169,10 @@ def run_command(args: argparse.Namespace) -> int:
         )
     except ValidationError as exc:
         raise ConfigError(f"invalid run settings: {exc}") from exc
-    agent, model, cache, manifest = _build_agent(args)
-    try:
-        result = run_task(settings, agent, secrets=secrets, confirm=_ask, agent_manifest=manifest)
-    finally:
-        model.close()
-        if cache is not None:
-            cache.close()
+    with open_agent(args, os.environ) as opened:
+        result = run_task(
+            settings, opened.agent, secrets=secrets, confirm=_ask, agent_manifest=opened.manifest
+        )
     if args.json:
         print(result.model_dump_json(indent=2))
     else:
@@ -219,13 +201,8 @@ def miniwob_command(args: argparse.Namespace) -> int:
         )
     except ValidationError as exc:
         raise ConfigError(f"invalid MiniWoB settings: {exc}") from exc
-    agent, model, cache, manifest = _build_agent(args)
-    try:
-        report = run_suite(settings, agent, agent_manifest=manifest)
-    finally:
-        model.close()
-        if cache is not None:
-            cache.close()
+    with open_agent(args, os.environ) as opened:
+        report = run_suite(settings, opened.agent, agent_manifest=opened.manifest)
     if args.json:
         print(report_json(report))
     else:

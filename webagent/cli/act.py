@@ -8,16 +8,8 @@ import sys
 from pathlib import Path
 
 from webagent.agents.base import Observation, StepTrace
-from webagent.agents.registry import build_agent
-from webagent.cli.options import (
-    add_agent_arguments,
-    add_model_arguments,
-    agent_settings_from_args,
-    gist_cache_from_args,
-    model_settings_from_args,
-)
+from webagent.cli.options import add_agent_arguments, add_model_arguments, open_agent
 from webagent.errors import PageError
-from webagent.model.factory import build_model
 
 HELP = "run one agent step on a page and print the reopened fragments and the action"
 
@@ -57,22 +49,14 @@ def read_page(page: str) -> bytes:
 
 def run(args: argparse.Namespace) -> int:
     html = read_page(args.page)
-    agent_settings = agent_settings_from_args(args)
-    model = build_model(model_settings_from_args(args, os.environ))
-    cache = gist_cache_from_args(args, os.environ)
-    try:
-        agent = build_agent(agent_settings, model, cache)
-        trace = agent.step(
+    with open_agent(args, os.environ) as opened:
+        trace = opened.agent.step(
             Observation(
                 task=args.task,
                 previous_actions=args.previous,
                 html=html.decode("utf-8", errors="replace"),
             )
         )
-    finally:
-        model.close()
-        if cache is not None:
-            cache.close()
     if args.json:
         print(trace.model_dump_json(indent=2))
     else:

@@ -7,12 +7,19 @@ The only place (with the CLI handlers) that reads the environment: ``OPENAI_API_
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from webagent.agents.base import Agent
+from webagent.agents.registry import build_agent
 from webagent.agents.settings import AGENT_NAMES, AgentSettings
 from webagent.errors import ConfigError
 from webagent.gist.cache import GistCache
+from webagent.model.client import Model
+from webagent.model.factory import build_model
 from webagent.model.settings import ModelSettings
 
 
@@ -101,3 +108,33 @@ def gist_cache_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -
     if environ.get("WEBAGENT_CACHE"):
         return GistCache(Path(environ["WEBAGENT_CACHE"]))
     return GistCache(Path.home() / ".cache" / "readagent-web" / "gists.sqlite")
+
+
+@dataclass
+class OpenAgent:
+    """An agent built from the command line, with what it holds open and its manifest."""
+
+    agent: Agent
+    model: Model
+    gist_cache: GistCache | None
+    manifest: dict[str, Any]
+
+
+@contextmanager
+def open_agent(args: argparse.Namespace, environ: Mapping[str, str]) -> Iterator[OpenAgent]:
+    """Build model, gist cache and agent from ``args``; close the model and cache after."""
+    agent_settings = agent_settings_from_args(args)
+    model_settings = model_settings_from_args(args, environ)
+    model = build_model(model_settings)
+    cache = gist_cache_from_args(args, environ)
+    try:
+        yield OpenAgent(
+            agent=build_agent(agent_settings, model, cache),
+            model=model,
+            gist_cache=cache,
+            manifest={"agent": agent_settings.manifest(), "model": model_settings.manifest()},
+        )
+    finally:
+        model.close()
+        if cache is not None:
+            cache.close()
