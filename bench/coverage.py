@@ -41,7 +41,7 @@ from webagent.agents.registry import AgentSettings
 from webagent.gist.gister import extractive_gist
 from webagent.html.fragment import SegmentedPage
 from webagent.html.segment import segment_html
-from webagent.lookup import lookup_parallel
+from webagent.lookup import LookupQuery, lookup_parallel
 from webagent.retrieval import BM25Retriever, EmbeddingRetriever
 
 KS = (1, 2, 3, 4, 5)
@@ -84,15 +84,17 @@ def model_order(step: Step, page: SegmentedPage, settings: AgentSettings) -> dic
     gists = [truncate_to_tokens(extractive_gist(f, 30), cap, count) for f in page.fragments]
     started = time.perf_counter()
     _, rounds = lookup_parallel(
-        task=step.task,
-        previous="\n".join(step.previous) or "None",
-        fragments=page.fragments,
-        gists=gists,
-        max_pages=settings.max_lookup,
-        budget_tokens=BUDGET,
-        max_tokens=settings.lookup_max_tokens,
-        log=log,
-        count_tokens=model.count_tokens,
+        LookupQuery(
+            task=step.task,
+            previous="\n".join(step.previous) or "None",
+            fragments=page.fragments,
+            gists=gists,
+            max_pages=settings.max_lookup,
+            budget_tokens=BUDGET,
+            max_tokens=settings.lookup_max_tokens,
+            log=log,
+            count_tokens=model.count_tokens,
+        )
     )
     order: list[int] = []
     for number in rounds[0].requested:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from webagent.agents.base import LookupRound
@@ -106,28 +107,34 @@ def parse_lookup_answer(
     return result
 
 
+@dataclass(frozen=True)
+class LookupQuery:
+    """What a look-up needs: the step, the page's fragments and gists, and its limits."""
+
+    task: str
+    previous: str
+    fragments: Sequence[Fragment]
+    gists: Sequence[str]
+    max_pages: int
+    budget_tokens: int
+    max_tokens: int
+    log: CallLog
+    count_tokens: Callable[[str], int]
+
+
 def _format_gists(gists: Sequence[str]) -> str:
     return "\n".join(gist_line(i, g) for i, g in enumerate(gists))
 
 
-def lookup_parallel(
-    *,
-    task: str,
-    previous: str,
-    fragments: Sequence[Fragment],
-    gists: Sequence[str],
-    max_pages: int,
-    budget_tokens: int,
-    max_tokens: int,
-    log: CallLog,
-    count_tokens: Callable[[str], int],
-) -> tuple[list[int], list[LookupRound]]:
+def lookup_parallel(query: LookupQuery) -> tuple[list[int], list[LookupRound]]:
+    task, previous, fragments, gists = query.task, query.previous, query.fragments, query.gists
+    max_pages, log = query.max_pages, query.log
     template = load_template("lookup_parallel")
     request = Request(
         messages=template.render(
             task=task, previous_actions=previous, gists=_format_gists(gists), max_pages=max_pages
         ),
-        max_tokens=max_tokens,
+        max_tokens=query.max_tokens,
         json_schema=PARALLEL_SCHEMA,
         schema_name="lookup",
         phase="lookup",
@@ -135,24 +142,17 @@ def lookup_parallel(
     )
     answer = log.generate(request).text
     round_ = parse_lookup_answer(answer, len(fragments), max_pages)
-    accepted, refused = fit_reopened(fragments, gists, round_.accepted, budget_tokens, count_tokens)
+    accepted, refused = fit_reopened(
+        fragments, gists, round_.accepted, query.budget_tokens, query.count_tokens
+    )
     round_.accepted = accepted
     round_.rejected += [f"{i + 1}: does not fit the context budget" for i in refused]
     return accepted, [round_]
 
 
-def lookup_sequential(
-    *,
-    task: str,
-    previous: str,
-    fragments: Sequence[Fragment],
-    gists: Sequence[str],
-    max_pages: int,
-    budget_tokens: int,
-    max_tokens: int,
-    log: CallLog,
-    count_tokens: Callable[[str], int],
-) -> tuple[list[int], list[LookupRound]]:
+def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]:
+    task, previous, fragments, gists = query.task, query.previous, query.fragments, query.gists
+    max_pages, log = query.max_pages, query.log
     template = load_template("lookup_sequential")
     opened: list[int] = []
     rounds: list[LookupRound] = []
@@ -165,7 +165,7 @@ def lookup_sequential(
                 opened=", ".join(str(i + 1) for i in opened) or "none",
                 remaining=max_pages - len(opened),
             ),
-            max_tokens=max_tokens,
+            max_tokens=query.max_tokens,
             json_schema=SEQUENTIAL_SCHEMA,
             schema_name="lookup",
             phase="lookup",
@@ -176,7 +176,7 @@ def lookup_sequential(
         if round_.stop or not round_.accepted:
             break  # STOP, or an answer naming no new page: asking again would repeat it
         fits, refused = fit_reopened(
-            fragments, gists, [*opened, *round_.accepted], budget_tokens, count_tokens
+            fragments, gists, [*opened, *round_.accepted], query.budget_tokens, query.count_tokens
         )
         if refused:
             round_.accepted = []

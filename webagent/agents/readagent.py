@@ -12,7 +12,7 @@ import time
 
 from webagent.agents.pipeline import Memory, PageAgent, StepContext
 from webagent.gist.gister import build_gister
-from webagent.lookup import lookup_parallel, lookup_sequential
+from webagent.lookup import LookupQuery, lookup_parallel, lookup_sequential
 from webagent.memory import render_memory
 
 
@@ -35,15 +35,17 @@ class ReadAgentP(GistOnlyAgent):
         gists = self.gists(ctx)
         t0 = time.perf_counter()
         reopened, rounds = self.lookup(
-            task=ctx.observation.task,
-            previous=ctx.previous,
-            fragments=ctx.page.fragments,
-            gists=gists,
-            max_pages=self.settings.max_lookup,
-            budget_tokens=ctx.budget,
-            max_tokens=self.settings.lookup_max_tokens,
-            log=ctx.log,
-            count_tokens=self.model.count_tokens,
+            LookupQuery(
+                task=ctx.observation.task,
+                previous=ctx.previous,
+                fragments=ctx.page.fragments,
+                gists=gists,
+                max_pages=self.settings.max_lookup,
+                budget_tokens=ctx.budget,
+                max_tokens=self.settings.lookup_max_tokens,
+                log=ctx.log,
+                count_tokens=self.model.count_tokens,
+            )
         )
         ctx.trace.timings["lookup_s"] = time.perf_counter() - t0
         text = render_memory(ctx.page.fragments, gists, reopened)
