@@ -23,6 +23,7 @@ test: setup
 lint:
 	$(PYTHON) -m ruff check .
 	$(PYTHON) -m ruff format --check .
+	$(PYTHON) -m mypy
 
 ci: setup lint
 	$(PYTHON) -m pytest -q

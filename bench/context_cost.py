@@ -34,9 +34,9 @@ from scripted_model import POLICY, Script, scripted_model
 
 from webagent.act import act_messages
 from webagent.agents import pipeline
-from webagent.agents.base import Observation
 from webagent.agents.context import segment_settings
 from webagent.agents.registry import AgentSettings, build_agent
+from webagent.contracts import Observation
 from webagent.gist.cache import GistCache
 from webagent.html.fragment import SegmentedPage, SegmentSettings
 from webagent.html.segment import segment_html

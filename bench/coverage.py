@@ -35,14 +35,15 @@ from benchkit import (
 )
 from scripted_model import query_of
 
-from webagent.agents.calls import CallLog
-from webagent.agents.context import segment_settings, truncate_to_tokens
+from webagent.agents.context import segment_settings
 from webagent.agents.registry import AgentSettings
 from webagent.gist.gister import extractive_gist
 from webagent.html.fragment import SegmentedPage
 from webagent.html.segment import segment_html
 from webagent.lookup import LookupQuery, lookup_parallel
+from webagent.model.calls import CallLog
 from webagent.retrieval import BM25Retriever, EmbeddingRetriever
+from webagent.tokens import truncate_to_tokens
 
 KS = (1, 2, 3, 4, 5)
 

@@ -32,8 +32,8 @@ from lxml import etree
 from pagetime import agent_plan, memory_in_subprocess, timed
 from scripted_model import POLICY, Script, scripted_model
 
-from webagent.agents.base import Observation
 from webagent.agents.registry import AgentSettings, build_agent
+from webagent.contracts import Observation
 from webagent.html.parse import parse_html
 from webagent.html.segment import segment_html
 

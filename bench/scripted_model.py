@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 from benchkit import BUDGET, Step
 
-from webagent.agents.context import truncate_to_tokens
 from webagent.gist.gister import extractive_gist
 from webagent.html.fragment import Fragment, SegmentedPage
 from webagent.memory import shown_ids
@@ -22,6 +21,7 @@ from webagent.model.base import Request
 from webagent.model.client import Model
 from webagent.model.scripted import ScriptedBackend
 from webagent.retrieval import BM25Retriever
+from webagent.tokens import truncate_to_tokens
 
 POLICY = {
     "gist": "the extractive gist of the fragment (visible text + up to 5 controls with ids, "

@@ -27,8 +27,8 @@ from typing import Any
 
 from benchkit import Step, local_model
 
-from webagent.agents.base import Observation
 from webagent.agents.registry import AgentSettings, build_agent
+from webagent.contracts import Observation
 from webagent.model.base import Backend, Completion, Request
 from webagent.model.client import Model
 from webagent.model.factory import build_backend

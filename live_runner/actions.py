@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from webagent.actions import Action, Op
+from webagent.contracts import Action, Op
 
 #: longest WAIT an agent may ask for, seconds
 MAX_WAIT_S = 10.0

@@ -26,7 +26,7 @@ from live_runner.safety import ConfirmCallback, DomainPolicy, NavigationGuard, S
 from live_runner.session import BrowserSession, open_browser
 from live_runner.settings import LimitSettings, RunSettings
 from live_runner.trace import RunSummary, RunTracer, StepRecord, now
-from webagent.agents.base import Agent, Observation, StepTrace
+from webagent.contracts import Agent, Observation, StepTrace
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser

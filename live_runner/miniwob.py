@@ -28,7 +28,7 @@ from live_runner.safety import DomainPolicy, NavigationGuard
 from live_runner.session import BrowserSession, open_browser
 from live_runner.settings import LimitSettings, MiniWobSettings
 from live_runner.trace import RunTracer
-from webagent.agents.base import Agent
+from webagent.contracts import Agent
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser

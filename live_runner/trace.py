@@ -28,7 +28,7 @@ from live_runner.errors import LiveRunnerError
 from live_runner.observe import PageSnapshot
 from live_runner.safety import SecretStore
 from live_runner.viewer import render_report
-from webagent.agents.base import StepTrace
+from webagent.contracts import StepTrace
 
 TRACE_SCHEMA_VERSION = 1
 STEPS_FILE = "steps.jsonl"

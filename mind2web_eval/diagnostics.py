@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from mind2web_eval.scoring import StepScore
-from webagent.agents.base import PhaseUsage, StepTrace
+from webagent.contracts import PhaseUsage, StepTrace
 
 ErrorClass = Literal[
     "ok",

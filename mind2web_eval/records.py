@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from webagent.actions import Op
+from webagent.contracts import Op
 
 SCHEMA_VERSION = 1
 SPLITS = ("train", "test_task", "test_website", "test_domain")

@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field
 from mind2web_eval.diagnostics import StepDiagnostics
 from mind2web_eval.records import SCHEMA_VERSION, Prediction
 from mind2web_eval.scoring import GoldStep, StepScore
-from webagent.agents.base import StepTrace
+from webagent.contracts import StepTrace
 
 
 class StepRecord(BaseModel):

@@ -38,7 +38,7 @@ from mind2web_eval.results import StepRecord
 from mind2web_eval.scoring import GoldStep, ScoringSettings, gold_steps
 from mind2web_eval.stepping import run_step
 from mind2web_eval.store import ResultStore
-from webagent.agents.base import Agent
+from webagent.contracts import Agent
 from webagent.gist.cache import GistCache
 from webagent.prompts import all_template_versions
 

@@ -11,7 +11,7 @@ from mind2web_eval.manifest import now
 from mind2web_eval.records import Prediction, Task
 from mind2web_eval.results import StepRecord
 from mind2web_eval.scoring import GoldStep, ScoringSettings, score_step
-from webagent.agents.base import Agent, Observation, StepTrace
+from webagent.contracts import Agent, Observation, StepTrace
 from webagent.errors import WebAgentError
 
 # what a bug in page handling may raise on a strange page: recorded as ``agent_error`` so

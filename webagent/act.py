@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from webagent.actions import Action, Op
-from webagent.agents.calls import CallLog
+from webagent.contracts import Action, Op
 from webagent.errors import OutputParseError
 from webagent.model.base import Message, Request
+from webagent.model.calls import CallLog
 from webagent.prompts import load_template
 
 ACT_SCHEMA: dict[str, Any] = {

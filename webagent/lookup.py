@@ -15,11 +15,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from webagent.agents.base import LookupRound
-from webagent.agents.calls import CallLog
+from webagent.contracts import LookupRound
 from webagent.html.fragment import Fragment
 from webagent.memory import fit_reopened, gist_line, render_memory
 from webagent.model.base import Request
+from webagent.model.calls import CallLog
 from webagent.prompts import load_template
 
 _JSON_BLOCK = re.compile(r"\{.*\}|\[.*\]", re.DOTALL)

@@ -19,7 +19,7 @@ from mind2web_eval.finalize import RunResults
 from mind2web_eval.report.terminal import pct
 from mind2web_eval.results import StepRecord
 from mind2web_eval.scoring import StepScore
-from webagent.agents.base import ModelCall
+from webagent.contracts import ModelCall
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 MAX_TEXT = 20_000  # characters of one prompt or answer shown; the rest is counted

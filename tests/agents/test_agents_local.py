@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from webagent.agents.base import Observation
 from webagent.agents.registry import AGENT_NAMES, AgentSettings, build_agent
+from webagent.contracts import Observation
 from webagent.gist.cache import GistCache
 from webagent.model.client import Model
 

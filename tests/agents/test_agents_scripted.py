@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from webagent.actions import Op
-from webagent.agents.base import Observation, StepTrace
 from webagent.agents.registry import AGENT_NAMES, AgentSettings, build_agent
+from webagent.contracts import Observation, Op, StepTrace
 from webagent.errors import FatalModelError
 from webagent.gist.cache import GistCache
 from webagent.model.base import Request

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from webagent.agents.context import format_previous, truncate_to_tokens
+from webagent.agents.context import format_previous
 from webagent.html.fragment import Fragment
 from webagent.memory import fit_reopened, render_memory, shown_ids
+from webagent.tokens import truncate_to_tokens
 
 
 def chars(text: str) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from webagent.act import parse_action
-from webagent.actions import Op
+from webagent.contracts import Op
 from webagent.errors import OutputParseError
 from webagent.lookup import parse_lookup_answer
 

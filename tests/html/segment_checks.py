@@ -8,9 +8,9 @@ import re
 from lxml import etree
 
 from webagent.html import rules
-from webagent.html.budget import estimate_tokens
 from webagent.html.clean import CleanPage
 from webagent.html.fragment import Fragment, SegmentedPage, SegmentSettings
+from webagent.tokens import estimate_tokens
 
 SHOWN_ID = re.compile(r"<[a-z][a-z0-9:_-]* id=([^ >]+)")
 INTERACTIVE_XPATH = "//a | //button | //input | //select | //textarea | //option | //label"

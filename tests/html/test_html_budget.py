@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from webagent.errors import ConfigError
-from webagent.html.budget import estimate_tokens, plan_segmentation
+from webagent.html.budget import plan_segmentation
+from webagent.tokens import estimate_tokens
 
 
 @pytest.mark.parametrize(

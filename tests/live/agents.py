@@ -8,8 +8,7 @@ from typing import Any
 
 from lxml import html as lxml_html
 
-from webagent.actions import Action, Op
-from webagent.agents.base import Agent, Observation, PhaseUsage, StepTrace
+from webagent.contracts import Action, Agent, Observation, Op, PhaseUsage, StepTrace
 
 Decide = Callable[[Observation], Action | None]
 

@@ -12,8 +12,7 @@ from live.agents import ScriptedAgent, click
 from live.conftest import browser_settings
 from live_runner.loop import run_task
 from live_runner.settings import LimitSettings, RunSettings
-from webagent.actions import Action
-from webagent.agents.base import Observation
+from webagent.contracts import Action, Observation
 
 
 def main() -> None:

@@ -16,8 +16,7 @@ from live_runner.loop import to_live_action
 from live_runner.safety import SecretStore
 from live_runner.trace import RunSummary, RunTracer, StepRecord, read_steps
 from live_runner.viewer import render_report
-from webagent.actions import Action, Op
-from webagent.agents.base import ModelCall, StepTrace
+from webagent.contracts import Action, ModelCall, Op, StepTrace
 from webagent.errors import ConfigError
 
 

@@ -24,8 +24,7 @@ from live_runner.safety import SecretStore
 from live_runner.settings import LimitSettings, RunSettings
 from live_runner.trace import read_manifest, read_steps
 from mind2web_eval.data import load_tasks
-from webagent.actions import Action, Op
-from webagent.agents.base import Observation
+from webagent.contracts import Action, Observation, Op
 
 pytestmark = pytest.mark.browser
 

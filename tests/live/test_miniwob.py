@@ -26,8 +26,7 @@ from live_runner.observe import PageSnapshot, observe
 from live_runner.safety import DomainPolicy
 from live_runner.session import BrowserSession
 from live_runner.settings import MiniWobSettings
-from webagent.actions import Action, Op
-from webagent.agents.base import Observation
+from webagent.contracts import Action, Observation, Op
 
 pytestmark = pytest.mark.browser
 

@@ -16,7 +16,7 @@ from webagent.errors import (
     RateLimitError,
     TransientModelError,
 )
-from webagent.model import Message, Model, Request, RetryPolicy, ScriptedBackend
+from webagent.model import CallLog, Message, Model, Request, RetryPolicy, ScriptedBackend
 
 
 def ask(text: str = "hello", phase: str = "other", **kwargs: object) -> Request:
@@ -101,26 +101,28 @@ def test_usage_ledger_counts_per_phase_and_diffs(scripted_model) -> None:
     assert model.usage_snapshot() == {}
 
 
-def test_scope_counts_only_its_own_calls_even_with_threads(scripted_model) -> None:
+def test_call_logs_count_only_their_own_calls_even_with_threads(scripted_model) -> None:
     model = scripted_model(lambda request: "x", max_concurrency=4)
     model.generate(ask(phase="gist"))
     barrier = threading.Barrier(2)
-    results: dict[str, int] = {}
+    results: dict[str, tuple[int, int]] = {}
 
     def agent(name: str, calls: int) -> None:
-        with model.usage_scope() as scope:
-            barrier.wait()
-            for _ in range(calls):
-                model.generate(ask(phase="lookup"))
-            model.map_generate([ask(phase="gist") for _ in range(3)])
-        results[name] = scope.total().calls
+        log = CallLog(model)
+        barrier.wait()
+        for _ in range(calls):
+            log.generate(ask(phase="lookup"))
+        log.generate_many([ask(phase="gist") for _ in range(3)])
+        log.count_hit("gist")
+        usage = log.usage()
+        results[name] = (sum(u.calls for u in usage.values()), usage["gist"].cache_hits)
 
     threads = [threading.Thread(target=agent, args=(n, c)) for n, c in (("a", 2), ("b", 5))]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert results == {"a": 5, "b": 8}
+    assert results == {"a": (5, 1), "b": (8, 1)}
     assert model.usage_snapshot()["gist"].calls == 1 + 6
 
 

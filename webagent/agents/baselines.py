@@ -7,10 +7,10 @@ fragments by BM25 (or embeddings) against task + previous actions, shown in page
 
 from __future__ import annotations
 
-from webagent.agents.context import truncate_to_tokens
 from webagent.agents.pipeline import Memory, PageAgent, StepContext
 from webagent.memory import fit_reopened, render_fragments
 from webagent.retrieval import build_retriever
+from webagent.tokens import truncate_to_tokens
 
 
 class RawHtmlAgent(PageAgent):

@@ -74,19 +74,3 @@ def page_budget(
     """Tokens left for the page in a prompt whose page slot is still empty."""
     overhead = model.count_message_tokens(empty_prompt)
     return context_budget(settings, model) - overhead - answer_tokens - SAFETY_MARGIN
-
-
-def truncate_to_tokens(text: str, budget: int, count_tokens: Callable[[str], int]) -> str:
-    """The longest prefix of ``text`` within ``budget`` tokens (binary search on characters)."""
-    if budget <= 0:
-        return ""
-    if count_tokens(text) <= budget:
-        return text
-    low, high = 0, len(text)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if count_tokens(text[:middle]) <= budget:
-            low = middle
-        else:
-            high = middle - 1
-    return text[:low]

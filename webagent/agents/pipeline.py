@@ -12,21 +12,17 @@ from abc import abstractmethod
 from dataclasses import dataclass, field
 
 from webagent.act import act_messages, predict_action
-from webagent.agents.base import Agent, LookupRound, Observation, StepTrace
-from webagent.agents.calls import CallLog
-from webagent.agents.context import (
-    format_previous,
-    page_budget,
-    segment_settings,
-    truncate_to_tokens,
-)
+from webagent.agents.context import format_previous, page_budget, segment_settings
 from webagent.agents.settings import AgentSettings
+from webagent.contracts import Agent, LookupRound, Observation, StepTrace
 from webagent.errors import ModelError, PageError
 from webagent.gist.cache import GistCache
 from webagent.html.fragment import SegmentedPage
 from webagent.html.segment import segment_html
 from webagent.memory import shown_ids
+from webagent.model.calls import CallLog
 from webagent.model.client import Model
+from webagent.tokens import truncate_to_tokens
 
 
 @dataclass
@@ -75,7 +71,7 @@ class PageAgent(Agent):
             trace.error, trace.error_class = f"page error: {exc}", "page_error"
         trace.calls = log.calls
         trace.usage = log.usage()
-        trace.gist_cache_hits = log.cache_hits.get("gist", 0)
+        trace.gist_cache_hits = log.cache_hits("gist")
         trace.timings["total_s"] = time.perf_counter() - started
         return trace
 

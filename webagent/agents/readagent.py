@@ -19,7 +19,9 @@ from webagent.memory import render_memory
 class GistOnlyAgent(PageAgent):
     def gists(self, ctx: StepContext) -> list[str]:
         t0 = time.perf_counter()
-        gists = build_gister(self.settings).gist_all(ctx.page.fragments, ctx.log, self.gist_cache)
+        settings = self.settings
+        gister = build_gister(settings.gister, settings.gist_words, settings.gist_max_tokens)
+        gists = gister.gist_all(ctx.page.fragments, ctx.log, self.gist_cache)
         ctx.trace.timings["gist_s"] = time.perf_counter() - t0
         return gists
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from webagent.agents.base import Agent
 from webagent.agents.baselines import RawHtmlAgent, RetrievalAgent
 from webagent.agents.pipeline import PageAgent
 from webagent.agents.readagent import GistOnlyAgent, ReadAgentP, ReadAgentS
 from webagent.agents.settings import AGENT_NAMES, AgentSettings
+from webagent.contracts import Agent
 from webagent.gist.cache import GistCache
 from webagent.model.client import Model
 

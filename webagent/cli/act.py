@@ -7,8 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from webagent.agents.base import Observation, StepTrace
 from webagent.cli.options import add_agent_arguments, add_model_arguments, open_agent
+from webagent.contracts import Observation, StepTrace
 from webagent.errors import PageError
 
 HELP = "run one agent step on a page and print the reopened fragments and the action"

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from webagent.agents.base import Agent
 from webagent.agents.registry import build_agent
 from webagent.agents.settings import AGENT_NAMES, AgentSettings
+from webagent.contracts import Agent
 from webagent.errors import ConfigError
 from webagent.gist.cache import GistCache
 from webagent.model.client import Model

@@ -10,12 +10,11 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 
-from webagent.agents.calls import CallLog
-from webagent.agents.settings import AgentSettings
 from webagent.errors import ModelError
 from webagent.gist.cache import GistCache, gist_key
 from webagent.html.fragment import Fragment
 from webagent.model.base import Request
+from webagent.model.calls import CallLog
 from webagent.prompts import load_template
 
 _SPACE = re.compile(r"\s+")
@@ -31,8 +30,9 @@ def _cut_words(text: str, words: int) -> str:
 class Gister(ABC):
     name: str
 
-    def __init__(self, settings: AgentSettings) -> None:
-        self.settings = settings
+    def __init__(self, words: int, max_tokens: int) -> None:
+        self.words = words
+        self.max_tokens = max_tokens
 
     @property
     @abstractmethod
@@ -67,7 +67,7 @@ class Gister(ABC):
         return [g or "" for g in gists]
 
     def _settings_tag(self) -> str:
-        return f"{self.name}/{self.settings.gist_words}w/{self.settings.gist_max_tokens}t"
+        return f"{self.name}/{self.words}w/{self.max_tokens}t"
 
 
 class ExtractiveGister(Gister):
@@ -80,7 +80,7 @@ class ExtractiveGister(Gister):
         return "extractive@1"
 
     def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
-        return [extractive_gist(f, self.settings.gist_words) for f in fragments]
+        return [extractive_gist(f, self.words) for f in fragments]
 
 
 def extractive_gist(fragment: Fragment, words: int) -> str:
@@ -115,9 +115,9 @@ class ModelGister(Gister):
                 messages=template.render(
                     fragment=f.html,
                     path=f.path or "(page root)",
-                    word_budget=self.settings.gist_words,
+                    word_budget=self.words,
                 ),
-                max_tokens=self.settings.gist_max_tokens,
+                max_tokens=self.max_tokens,
                 phase="gist",
                 prompt_version=template.version_tag,
             )
@@ -129,11 +129,11 @@ class ModelGister(Gister):
                 raise result
             gist = _SPACE.sub(" ", result.text).strip()
             # an empty answer would hide the fragment from look-up: fall back, visibly
-            gists.append(
-                gist or "[extractive] " + extractive_gist(fragment, self.settings.gist_words)
-            )
+            gists.append(gist or "[extractive] " + extractive_gist(fragment, self.words))
         return gists
 
 
-def build_gister(settings: AgentSettings) -> Gister:
-    return ModelGister(settings) if settings.gister == "model" else ExtractiveGister(settings)
+def build_gister(kind: str, words: int, max_tokens: int) -> Gister:
+    """The ``"model"`` or ``"extractive"`` gister, writing gists of ``words`` words."""
+    gister = ModelGister if kind == "model" else ExtractiveGister
+    return gister(words, max_tokens)

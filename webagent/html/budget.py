@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from webagent.errors import ConfigError
 from webagent.html.fragment import SegmentSettings
-from webagent.model.base import estimate_tokens
 
-__all__ = ["estimate_tokens", "plan_segmentation"]
+__all__ = ["plan_segmentation"]
 
 DEFAULT_DEPTH = 6
 MIN_FRAGMENT_TOKENS = 64

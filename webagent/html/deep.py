@@ -49,7 +49,7 @@ class _Builder(HTMLParser):
         top = self.stack[-1]
         if tag in _IMPLIED_END.get(top, ()):
             self._pop()
-        clean = {k: v or "" for k, v in attrs if _valid_name(k)}
+        clean: dict[str | bytes, str | bytes] = {k: v or "" for k, v in attrs if _valid_name(k)}
         self.builder.start(tag, clean)
         if tag in VOID:
             self.builder.end(tag)

@@ -23,12 +23,12 @@ from collections.abc import Callable
 
 from lxml import etree
 
-from webagent.html.budget import estimate_tokens
 from webagent.html.clean import CleanPage, clean_page
 from webagent.html.fragment import Fragment, SegmentedPage, SegmentSettings
 from webagent.html.merge import Group, merge_small, merge_to_count, pack
 from webagent.html.paths import PathNamer
 from webagent.html.units import Sizer, Unit, fit_units, split_units
+from webagent.tokens import estimate_tokens
 
 __all__ = ["SegmentSettings", "segment_html", "segment_page", "segment_tree"]
 

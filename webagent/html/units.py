@@ -16,7 +16,7 @@ from itertools import accumulate, compress, pairwise
 from operator import not_
 
 from webagent.html.clean import CleanPage
-from webagent.model.base import ESTIMATE_TOKENS_PER_BYTE
+from webagent.tokens import ESTIMATE_TOKENS_PER_BYTE
 
 ANY_PARENT = -2
 

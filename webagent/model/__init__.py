@@ -9,22 +9,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from webagent.contracts import Phase
 from webagent.model.base import (
     Backend,
     Completion,
     Message,
-    Phase,
     Request,
     Role,
-    estimate_tokens,
 )
+from webagent.model.calls import CallLog
 from webagent.model.client import Model
 from webagent.model.factory import build_backend, build_model
 from webagent.model.replay import RecordingBackend, ReplayBackend
 from webagent.model.retry import RetryPolicy
 from webagent.model.scripted import ScriptedBackend
 from webagent.model.settings import ModelSettings, default_model_path
-from webagent.model.usage import PhaseStats, UsageScope
+from webagent.model.usage import PhaseStats, UsageLedger
 
 if TYPE_CHECKING:
     from webagent.model.llama_local import LlamaLocalBackend
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Backend",
+    "CallLog",
     "Completion",
     "LlamaLocalBackend",
     "Message",
@@ -46,11 +47,10 @@ __all__ = [
     "RetryPolicy",
     "Role",
     "ScriptedBackend",
-    "UsageScope",
+    "UsageLedger",
     "build_backend",
     "build_model",
     "default_model_path",
-    "estimate_tokens",
 ]
 
 _LAZY = {

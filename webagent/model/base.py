@@ -14,12 +14,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-#: characters per token assumed when no tokenizer is at hand; low, so estimates run high
-#: the estimate counts 5 tokens per 8 bytes (see ``estimate_tokens``)
-ESTIMATE_TOKENS_PER_BYTE = (5, 8)
+from webagent.contracts import Phase
 
 Role = Literal["system", "user", "assistant"]
-Phase = Literal["gist", "lookup", "act", "repair", "other"]
 
 
 class Message(BaseModel):
@@ -71,16 +68,6 @@ class Completion(BaseModel):
     attempts: int = 1
 
 
-class PhaseUsage(BaseModel):
-    """Usage of one phase (gist, look-up, act...): what a step or a run spent."""
-
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    latency_s: float = 0.0
-    cache_hits: int = 0
-
-
 class Backend(ABC):
     """One model endpoint. Raises :mod:`webagent.errors` model errors, classified."""
 
@@ -105,15 +92,3 @@ class Backend(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources (HTTP clients, model weights)."""
-
-
-def estimate_tokens(text: str) -> int:
-    """A conservative token count where the model's tokenizer is unavailable: 1.6 bytes a token.
-
-    Calibrated on the embedded model's tokenizer (SmolLM2) over 1,072 fragments of 31 real and
-    sample pages in compact HTML form: real/estimate has median 0.76 and 95th percentile 0.95
-    (ids like ``id=n1234`` cost a token per digit). Larger-vocabulary tokenizers need fewer
-    tokens, so prompts built on it stay inside the window. The segmenter uses it by default.
-    """
-    size = len(text) if text.isascii() else len(text.encode("utf-8"))
-    return -(-size * ESTIMATE_TOKENS_PER_BYTE[0] // ESTIMATE_TOKENS_PER_BYTE[1])

@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-import contextvars
 import logging
 import random
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from types import TracebackType
 
 from webagent.errors import ModelError
 from webagent.model.base import Backend, Completion, Message, Request
 from webagent.model.retry import RetryPolicy
-from webagent.model.usage import (
-    PhaseStats,
-    UsageLedger,
-    UsageScope,
-    active_ledgers,
-    open_scope,
-    usage_diff,
-)
+from webagent.model.usage import PhaseStats, UsageLedger, usage_diff
 
 log = logging.getLogger(__name__)
 
@@ -111,16 +102,13 @@ class Model:
         """Answer many requests, up to ``max_concurrency`` at once, in order.
 
         A request that fails after its retries yields its :class:`ModelError` in place of a
-        completion; the others go on. Usage scopes open in the caller cover the workers.
+        completion; the others go on.
         """
         workers = min(self.max_concurrency, len(requests))
         if workers <= 1:
             return [self._generate_or_error(request) for request in requests]
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="webagent-model") as pool:
-            futures = [
-                pool.submit(contextvars.copy_context().run, self._generate_or_error, request)
-                for request in requests
-            ]
+            futures = [pool.submit(self._generate_or_error, request) for request in requests]
             return [future.result() for future in futures]
 
     def _generate_or_error(self, request: Request) -> Completion | ModelError:
@@ -131,12 +119,10 @@ class Model:
 
     # --- usage -------------------------------------------------------------------------
     def _count_success(self, request: Request, completion: Completion) -> None:
-        for ledger in (self._ledger, *active_ledgers()):
-            ledger.add_success(request.phase, completion, retries=completion.attempts - 1)
+        self._ledger.add_success(request.phase, completion, retries=completion.attempts - 1)
 
     def _count_failure(self, request: Request, attempts: int) -> None:
-        for ledger in (self._ledger, *active_ledgers()):
-            ledger.add_failure(request.phase, retries=attempts - 1)
+        self._ledger.add_failure(request.phase, retries=attempts - 1)
 
     def usage_snapshot(self) -> dict[str, PhaseStats]:
         """Totals per phase since this model was built (or last reset)."""
@@ -148,13 +134,6 @@ class Model:
 
     def reset_usage(self) -> None:
         self._ledger.reset()
-
-    @contextmanager
-    def usage_scope(self) -> Iterator[UsageScope]:
-        """Count the calls made inside the block (this thread and its ``map_generate`` workers;
-        calls of any :class:`Model`), unaffected by other threads sharing the model."""
-        with open_scope() as scope:
-            yield scope
 
     # --- lifetime ----------------------------------------------------------------------
     def close(self) -> None:

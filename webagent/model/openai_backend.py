@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from webagent.errors import ConfigError, FatalModelError, MissingDependencyError, ModelError
-from webagent.model.base import Backend, Completion, Request, estimate_tokens
+from webagent.model.base import Backend, Completion, Request
 from webagent.model.openai_errors import classify_openai_error, is_refused_format
 from webagent.model.server_extras import (
     Counter,
@@ -29,6 +29,7 @@ from webagent.model.server_extras import (
     server_root,
 )
 from webagent.model.settings import ModelSettings
+from webagent.tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from openai import OpenAI

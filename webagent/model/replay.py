@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from webagent.errors import ConfigError, ReplayMissError
-from webagent.model.base import Backend, Completion, Request, estimate_tokens
+from webagent.model.base import Backend, Completion, Request
+from webagent.tokens import estimate_tokens
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,8 @@ import threading
 from collections.abc import Callable, Sequence
 
 from webagent.errors import FatalModelError
-from webagent.model.base import Backend, Completion, Request, estimate_tokens
+from webagent.model.base import Backend, Completion, Request
+from webagent.tokens import estimate_tokens
 
 Answer = str | Exception
 Script = Sequence[Answer] | Callable[[Request], Answer]

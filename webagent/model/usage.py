@@ -1,19 +1,17 @@
-"""Usage accounting: per-phase calls, tokens, latency, cache hits, retries and errors.
+"""Usage accounting, the one ledger: per-phase calls, tokens, latency, cache hits, retries
+and errors.
 
-A :class:`UsageLedger` counts every call a :class:`~webagent.model.client.Model` makes. A
-:class:`UsageScope` counts only the calls made inside a ``with`` block, in this thread and in the
-worker threads that ``Model.map_generate`` starts from it (the scope travels in a context
-variable), so an agent can report per-step usage even while other agents share the model.
+A :class:`UsageLedger` counts every call a :class:`~webagent.model.client.Model` makes over its
+lifetime; each agent step keeps its own ledger in its :class:`~webagent.model.calls.CallLog`, so
+steps that share one model still report their own usage.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 
-from webagent.model.base import Completion, Phase, PhaseUsage
+from webagent.contracts import Phase, PhaseUsage
+from webagent.model.base import Completion
 
 
 class PhaseStats(PhaseUsage):
@@ -53,6 +51,11 @@ class UsageLedger:
             stats.cache_hits += int(completion.cached)
             stats.retries += retries
 
+    def add_cache_hits(self, phase: Phase, hits: int = 1) -> None:
+        """Answers found in a cache before any call (the gist cache)."""
+        with self._lock:
+            self._phases.setdefault(phase, PhaseStats()).cache_hits += hits
+
     def add_failure(self, phase: Phase, retries: int) -> None:
         with self._lock:
             stats = self._phases.setdefault(phase, PhaseStats())
@@ -76,46 +79,3 @@ def usage_diff(
     """Per-phase usage added between two snapshots; phases with no calls are left out."""
     diff = {phase: stats.minus(before.get(phase, PhaseStats())) for phase, stats in after.items()}
     return {phase: stats for phase, stats in diff.items() if stats.calls}
-
-
-class UsageScope:
-    """Usage of the calls made inside one ``with model.usage_scope()`` block."""
-
-    def __init__(self) -> None:
-        self.ledger = UsageLedger()
-
-    def snapshot(self) -> dict[str, PhaseStats]:
-        return self.ledger.snapshot()
-
-    def total(self) -> PhaseStats:
-        """All phases added together."""
-        total = PhaseStats()
-        for stats in self.snapshot().values():
-            total = PhaseStats(
-                calls=total.calls + stats.calls,
-                input_tokens=total.input_tokens + stats.input_tokens,
-                output_tokens=total.output_tokens + stats.output_tokens,
-                latency_s=total.latency_s + stats.latency_s,
-                cache_hits=total.cache_hits + stats.cache_hits,
-                retries=total.retries + stats.retries,
-                errors=total.errors + stats.errors,
-            )
-        return total
-
-
-_ACTIVE_SCOPES: ContextVar[tuple[UsageScope, ...]] = ContextVar("webagent_usage_scopes", default=())
-
-
-def active_ledgers() -> tuple[UsageLedger, ...]:
-    """Ledgers of the scopes open in the current context (innermost last)."""
-    return tuple(scope.ledger for scope in _ACTIVE_SCOPES.get())
-
-
-@contextmanager
-def open_scope() -> Iterator[UsageScope]:
-    scope = UsageScope()
-    token = _ACTIVE_SCOPES.set((*_ACTIVE_SCOPES.get(), scope))
-    try:
-        yield scope
-    finally:
-        _ACTIVE_SCOPES.reset(token)

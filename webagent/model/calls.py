@@ -1,25 +1,26 @@
 """Per-step record of model calls: what the trace and the usage figures are built from.
 
-The model layer (``webagent.model.client.Model``) owns retries, timeouts and the global
-ledger; this log only remembers which calls belong to one agent step, so that concurrent
-steps sharing one model still report their own usage.
+The model layer (``webagent.model.client.Model``) owns retries, timeouts and the model's
+lifetime ledger; a ``CallLog`` remembers which calls belong to one agent step, in a ledger of
+its own, so that concurrent steps sharing one model still report their own usage.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from webagent.agents.base import ModelCall, PhaseUsage
+from webagent.contracts import ModelCall, Phase, PhaseUsage
 from webagent.errors import ModelError
 from webagent.model.base import Completion, Request
 from webagent.model.client import Model
+from webagent.model.usage import UsageLedger
 
 
 class CallLog:
     def __init__(self, model: Model) -> None:
         self.model = model
         self.calls: list[ModelCall] = []
-        self.cache_hits: dict[str, int] = {}
+        self.ledger = UsageLedger()
 
     def generate(self, request: Request) -> Completion:
         """One call; a ModelError is recorded, then raised."""
@@ -38,16 +39,23 @@ class CallLog:
             self._record(request, result)
         return results
 
-    def count_hit(self, phase: str) -> None:
-        self.cache_hits[phase] = self.cache_hits.get(phase, 0) + 1
+    def count_hit(self, phase: Phase) -> None:
+        """An answer taken from a cache instead of a call (the gist cache)."""
+        self.ledger.add_cache_hits(phase)
+
+    def cache_hits(self, phase: Phase) -> int:
+        stats = self.ledger.snapshot().get(phase)
+        return stats.cache_hits if stats else 0
 
     def _record(self, request: Request, result: Completion | ModelError) -> None:
         prompt = [m.model_dump() for m in request.messages]
         if isinstance(result, ModelError):
+            self.ledger.add_failure(request.phase, retries=0)
             self.calls.append(
                 ModelCall(phase=request.phase, prompt=prompt, response=None, error=str(result))
             )
             return
+        self.ledger.add_success(request.phase, result, retries=result.attempts - 1)
         self.calls.append(
             ModelCall(
                 phase=request.phase,
@@ -61,13 +69,8 @@ class CallLog:
         )
 
     def usage(self) -> dict[str, PhaseUsage]:
-        usage: dict[str, PhaseUsage] = {}
-        for call in self.calls:
-            u = usage.setdefault(call.phase, PhaseUsage())
-            u.calls += 1
-            u.input_tokens += call.input_tokens
-            u.output_tokens += call.output_tokens
-            u.latency_s += call.latency_s
-        for phase, hits in self.cache_hits.items():
-            usage.setdefault(phase, PhaseUsage()).cache_hits += hits  # type: ignore[arg-type]
-        return usage
+        """Per-phase usage of this step (failed calls count as calls)."""
+        return {
+            phase: PhaseUsage.model_validate(stats.model_dump(include=set(PhaseUsage.model_fields)))
+            for phase, stats in self.ledger.snapshot().items()
+        }

@@ -1,22 +1,61 @@
-"""The agent contract shared by ReadAgent, the baselines, the evaluator and the live runner."""
+"""The types that cross stages, below all of them.
+
+Page → fragments → gists → look-up → action → score: every stage, the agents that compose
+them, the evaluator and the live runner import these; this module imports no stage.
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from enum import StrEnum
+from typing import Literal
 
-from pydantic import BaseModel, Field
-
-from webagent.actions import Action
-from webagent.model.base import Phase, PhaseUsage
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "Action",
     "Agent",
     "LookupRound",
     "ModelCall",
     "Observation",
+    "Op",
+    "Phase",
     "PhaseUsage",
     "StepTrace",
 ]
+
+#: what a model call was for; usage is reported per phase
+Phase = Literal["gist", "lookup", "act", "repair", "other"]
+
+
+class Op(StrEnum):
+    CLICK = "CLICK"
+    TYPE = "TYPE"
+    SELECT = "SELECT"
+
+
+class Action(BaseModel):
+    """One predicted step: an element of the page and what to do with it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    element_id: str = Field(description="the element's id as shown to the model (backend_node_id)")
+    op: Op
+    value: str = Field(default="", description="text to type or option to select; empty for CLICK")
+
+    def action_string(self) -> str:
+        """The official scorer's action string: ``"CLICK"`` or ``"TYPE value"``."""
+        return f"{self.op.value} {self.value}".strip() if self.op is not Op.CLICK else "CLICK"
+
+
+class PhaseUsage(BaseModel):
+    """Usage of one phase (gist, look-up, act...): what a step or a run spent."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    cache_hits: int = 0
 
 
 class Observation(BaseModel):
