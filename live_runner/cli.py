@@ -1,8 +1,8 @@
 """``webagent run``, ``webagent miniwob`` and ``webagent live-export``.
 
-The handlers are the only place of the live runner that reads the environment: model
-settings (through :mod:`webagent.cli.options`), ``WEBAGENT_CHROMIUM`` and the secrets named
-with ``--secret``.
+The handlers build one :class:`~webagent.config.RunConfig` (its ``live`` section from the
+flags here, ``WEBAGENT_CHROMIUM`` through :mod:`webagent.config`) and read the environment
+only for the secrets named with ``--secret``.
 """
 
 from __future__ import annotations
@@ -12,17 +12,24 @@ import datetime as dt
 import logging
 import os
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from webagent.cli.options import (
-    add_agent_arguments,
-    add_model_arguments,
-    open_agent,
-)
-from webagent.errors import ConfigError
+from webagent.cli.options import add_run_arguments, config_from_args, open_agent
+from webagent.config import LiveSection, RunConfig, Values
+from webagent.errors import ConfigError, validation_message
 
+RUN_MAX_STEPS = 15
+RUN_MAX_SECONDS = 600.0
+MINIWOB_MAX_STEPS = 5
+#: argparse ``dest`` -> field of the config's ``live`` section
+LIVE_FLAGS = {
+    "browser_path": "browser_path",
+    "max_steps": "max_steps",
+    "max_seconds": "max_seconds",
+    "max_tokens": "max_tokens",
+    "episode_seconds": "episode_seconds",
+}
 RUN_HELP = "drive a real browser: observe, let the agent act, until STOP or a limit"
 MINIWOB_HELP = "run an agent on MiniWoB++ tasks and seeds; report success rate and reward"
 EXPORT_HELP = "export recorded live runs as Mind2Web task records (JSONL)"
@@ -32,8 +39,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run = subparsers.add_parser("run", help=RUN_HELP, description=RUN_HELP + ".")
     run.add_argument("--url", required=True, help="start URL (http, https or file)")
     run.add_argument("--task", required=True, help="what the agent should do")
-    run.add_argument("--max-steps", type=int, default=15, help="(%(default)s)")
-    run.add_argument("--max-seconds", type=float, default=600.0, help="(%(default)s)")
+    run.add_argument("--max-steps", type=int, help=f"({RUN_MAX_STEPS})")
+    run.add_argument("--max-seconds", type=float, help=f"({RUN_MAX_SECONDS:.0f})")
     run.add_argument("--max-tokens", type=int, help="model tokens in + out (no limit)")
     run.add_argument(
         "--allow",
@@ -60,8 +67,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--out", type=Path, help="run folder (default runs/live/<time>)")
     run.add_argument("--json", action="store_true", help="print the result as JSON")
     _add_browser_arguments(run)
-    add_agent_arguments(run)
-    add_model_arguments(run)
+    add_run_arguments(run)
     run.set_defaults(func=run_command)
 
     mini = subparsers.add_parser("miniwob", help=MINIWOB_HELP, description=MINIWOB_HELP + ".")
@@ -71,15 +77,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     mini.add_argument(
         "--seeds", default="3", help="N (seeds 0..N-1), a list 1,5,9 or a range 10-14 (3)"
     )
-    mini.add_argument("--max-steps", type=int, default=5, help="per episode (%(default)s)")
+    mini.add_argument("--max-steps", type=int, help=f"per episode ({MINIWOB_MAX_STEPS})")
     mini.add_argument(
-        "--episode-seconds", type=float, default=120.0, help="MiniWoB's episode clock (120)"
+        "--episode-seconds",
+        type=float,
+        help=f"MiniWoB's episode clock ({LiveSection().episode_seconds:.0f})",
     )
     mini.add_argument("--out", type=Path, help="results folder (default runs/miniwob/<time>)")
     mini.add_argument("--json", action="store_true", help="print the report as JSON")
     _add_browser_arguments(mini)
-    add_agent_arguments(mini)
-    add_model_arguments(mini)
+    add_run_arguments(mini)
     mini.set_defaults(func=miniwob_command)
 
     export = subparsers.add_parser("live-export", help=EXPORT_HELP, description=EXPORT_HELP)
@@ -103,16 +110,34 @@ def _add_browser_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--verbose", action="store_true", help="log every action")
 
 
-def _browser_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> Any:
+def live_values(args: argparse.Namespace) -> Values:
+    """The ``live`` section the command line gives (switches only when switched on)."""
+    section: dict[str, Any] = {
+        field: getattr(args, dest)
+        for dest, field in LIVE_FLAGS.items()
+        if getattr(args, dest, None) is not None
+    }
+    switches = {
+        "headed": ("headless", False),
+        "no_screenshots": ("screenshots", False),
+        "confirm_submit": ("confirm_submit", True),
+        "block_offsite_resources": ("block_offsite_resources", True),
+    }
+    for dest, (field, value) in switches.items():
+        if getattr(args, dest, False):
+            section[field] = value
+    if getattr(args, "allow", None):
+        section["allowed_domains"] = tuple(args.allow)
+    if getattr(args, "verbose", False):
+        logging.getLogger().setLevel(logging.INFO)
+    return {"live": section}
+
+
+def _browser_settings(live: LiveSection) -> Any:
     from live_runner.settings import BrowserSettings
 
-    path = args.browser_path or (
-        Path(environ["WEBAGENT_CHROMIUM"]) if environ.get("WEBAGENT_CHROMIUM") else None
-    )
-    if args.verbose:
-        logging.basicConfig(level=logging.INFO, format="%(message)s")
     return BrowserSettings(
-        executable_path=path, headless=not args.headed, screenshots=not args.no_screenshots
+        executable_path=live.browser_path, headless=live.headless, screenshots=live.screenshots
     )
 
 
@@ -151,6 +176,8 @@ def run_command(args: argparse.Namespace) -> int:
     from live_runner.safety import SecretStore
     from live_runner.settings import LimitSettings, RunSettings, SafetySettings
 
+    config = config_from_args(args, extra=live_values(args))
+    live = config.live
     secrets = SecretStore.from_environ(args.secret, os.environ)
     try:
         settings = RunSettings(
@@ -158,18 +185,20 @@ def run_command(args: argparse.Namespace) -> int:
             task=args.task,
             out_dir=args.out or _default_out("live"),
             limits=LimitSettings(
-                max_steps=args.max_steps, max_seconds=args.max_seconds, max_tokens=args.max_tokens
+                max_steps=live.max_steps or RUN_MAX_STEPS,
+                max_seconds=live.max_seconds or RUN_MAX_SECONDS,
+                max_tokens=live.max_tokens,
             ),
-            browser=_browser_settings(args, os.environ),
+            browser=_browser_settings(live),
             safety=SafetySettings(
-                allowed_domains=tuple(args.allow),
-                confirm_submit=args.confirm_submit,
-                block_offsite_resources=args.block_offsite_resources,
+                allowed_domains=live.allowed_domains,
+                confirm_submit=live.confirm_submit,
+                block_offsite_resources=live.block_offsite_resources,
             ),
         )
     except ValidationError as exc:
-        raise ConfigError(f"invalid run settings: {exc}") from exc
-    with open_agent(args, os.environ) as opened:
+        raise ConfigError(f"invalid run settings: {validation_message(exc)}") from exc
+    with open_agent(config) as opened:
         result = run_task(
             settings, opened.agent, secrets=secrets, confirm=_ask, agent_manifest=opened.manifest
         )
@@ -190,18 +219,20 @@ def miniwob_command(args: argparse.Namespace) -> int:
     from live_runner.miniwob import format_table, report_json, run_suite
     from live_runner.settings import MiniWobSettings
 
+    config: RunConfig = config_from_args(args, extra=live_values(args))
+    live = config.live
     try:
         settings = MiniWobSettings(
             tasks=tuple(t.strip() for t in args.tasks.split(",") if t.strip()),
             seeds=parse_seeds(args.seeds),
             out_dir=args.out or _default_out("miniwob"),
-            max_steps=args.max_steps,
-            episode_max_seconds=args.episode_seconds,
-            browser=_browser_settings(args, os.environ),
+            max_steps=live.max_steps or MINIWOB_MAX_STEPS,
+            episode_max_seconds=live.episode_seconds,
+            browser=_browser_settings(live),
         )
     except ValidationError as exc:
-        raise ConfigError(f"invalid MiniWoB settings: {exc}") from exc
-    with open_agent(args, os.environ) as opened:
+        raise ConfigError(f"invalid MiniWoB settings: {validation_message(exc)}") from exc
+    with open_agent(config) as opened:
         report = run_suite(settings, opened.agent, agent_manifest=opened.manifest)
     if args.json:
         print(report_json(report))

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from webagent.cli.options import add_agent_arguments, add_model_arguments
+from webagent.cli.options import add_run_arguments, config_from_args
+from webagent.config import EvalSection, Values
+from webagent.errors import ConfigError
 
 if TYPE_CHECKING:
     from mind2web_eval.scoring import ScoringSettings
@@ -20,34 +21,56 @@ EXIT_ABORTED = 3
 EXIT_INTERRUPTED = 130
 
 
-def _add_scoring_arguments(parser: argparse.ArgumentParser, top_k_flag: str) -> None:
+_EVAL_DEFAULTS = EvalSection()
+#: argparse ``dest`` -> field of the config's ``eval`` section
+EVAL_FLAGS = (
+    "data",
+    "limit",
+    "max_errors",
+    "report_steps",
+    "missing_gold",
+    "score_top_k",
+    "bootstrap",
+    "seed",
+)
+
+
+def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("scoring protocol (printed with every result)")
     group.add_argument(
         "--missing-gold",
         choices=["fail", "skip"],
-        default="fail",
         help="steps without a usable positive: score 0 (fail, the official code) or leave "
-        "them out (skip) (%(default)s)",
+        f"them out (skip) ({_EVAL_DEFAULTS.missing_gold})",
     )
     group.add_argument(
-        top_k_flag,
-        dest="score_top_k",
+        "--score-top-k",
         type=int,
         metavar="K",
         help="candidate filter: only positives with ranker rank < K count (MindAct: 50)",
     )
-    group.add_argument("--bootstrap", type=int, default=1000, help="resamples for CIs (1000)")
-    group.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
+    group.add_argument(
+        "--bootstrap", type=int, help=f"resamples for CIs ({_EVAL_DEFAULTS.bootstrap})"
+    )
+    group.add_argument("--seed", type=int, help=f"bootstrap seed ({_EVAL_DEFAULTS.seed})")
 
 
-def _scoring_settings(args: argparse.Namespace) -> ScoringSettings:
+def eval_values(args: argparse.Namespace) -> Values:
+    """The ``eval`` section the command line gives."""
+    section = {f: getattr(args, f) for f in EVAL_FLAGS if getattr(args, f, None) is not None}
+    if getattr(args, "no_progress", False):
+        section["progress"] = False
+    return {"eval": section}
+
+
+def _scoring_settings(section: EvalSection) -> ScoringSettings:
     from mind2web_eval.scoring import ScoringSettings
 
     return ScoringSettings(
-        missing_gold=args.missing_gold,
-        top_k=args.score_top_k,
-        bootstrap=args.bootstrap,
-        seed=args.seed,
+        missing_gold=section.missing_gold,
+        top_k=section.score_top_k,
+        bootstrap=section.bootstrap,
+        seed=section.seed,
     )
 
 
@@ -61,7 +84,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     score.add_argument("--data", required=True, help="Mind2Web data: folder, JSON(L), parquet")
     score.add_argument("--predictions", required=True, type=Path, help="predictions JSONL")
     score.add_argument("--json", action="store_true", help="print the full report as JSON")
-    _add_scoring_arguments(score, "--top-k")
+    _add_scoring_arguments(score)
     score.set_defaults(func=run_score)
 
     ev = subparsers.add_parser(
@@ -71,15 +94,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(previous actions = action_reprs[:i]) and the step's cleaned_html. Results are "
         "appended to OUT/results.jsonl; run the same command again to resume.",
     )
-    ev.add_argument("--data", required=True, help="Mind2Web data: folder, JSON(L), parquet")
+    ev.add_argument(
+        "--data", help="Mind2Web data: folder, JSON(L), parquet (or the --config's data)"
+    )
     ev.add_argument("--out", required=True, type=Path, help="run folder (created; resumable)")
     ev.add_argument("--limit", type=int, help="first N tasks only")
     ev.add_argument("--max-errors", type=int, help="stop after N model/page/agent errors")
-    ev.add_argument("--report-steps", type=int, default=300, help="steps in the HTML (300)")
+    ev.add_argument("--report-steps", type=int, help="steps in the HTML (300)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
-    _add_scoring_arguments(ev, "--score-top-k")
-    add_agent_arguments(ev)
-    add_model_arguments(ev)
+    _add_scoring_arguments(ev)
+    add_run_arguments(ev)
     ev.set_defaults(func=run_eval_command)
 
     compare = subparsers.add_parser(
@@ -101,7 +125,7 @@ def run_score(args: argparse.Namespace) -> int:
     from mind2web_eval.report.terminal import format_score_report
     from mind2web_eval.scoring import gold_steps, score_all
 
-    settings = _scoring_settings(args)
+    settings = _scoring_settings(EvalSection(**eval_values(args)["eval"]))
     predictions, issues = load_predictions(args.predictions)
     summary = DatasetSummary(source=str(args.data))
     gold = (g for task in iter_tasks(args.data, summary) for g in gold_steps(task))
@@ -125,51 +149,35 @@ def run_score(args: argparse.Namespace) -> int:
 
 
 def run_eval_command(args: argparse.Namespace) -> int:
-    from mind2web_eval.runner import EvalSettings, EvalSubject, run_eval
-    from webagent.agents.registry import build_agent
-    from webagent.cli.options import (
-        agent_settings_from_args,
-        gist_cache_from_args,
-        model_settings_from_args,
-    )
-    from webagent.model.factory import build_model
+    from mind2web_eval.runner import EvalSettings, run_eval
+    from mind2web_eval.subject import open_subject
 
-    environ = dict(os.environ)
-    agent_settings = agent_settings_from_args(args)
-    model_settings = model_settings_from_args(args, environ)
-    data = args.data if args.data.startswith("hf:") else str(Path(args.data).resolve())
+    config = config_from_args(args, extra=eval_values(args))
+    section = config.eval
+    if section.data is None:
+        raise ConfigError("eval needs --data (or a --config that names the data)")
+    data = section.data if section.data.startswith("hf:") else str(Path(section.data).resolve())
     settings = EvalSettings(
         data=data,
         out=args.out,
-        limit=args.limit,
-        workers=model_settings.concurrency,
-        max_errors=args.max_errors,
-        scoring=_scoring_settings(args),
-        report_steps=args.report_steps,
-        progress=not args.no_progress,
+        limit=section.limit,
+        workers=config.model.concurrency,
+        max_errors=section.max_errors,
+        scoring=_scoring_settings(section),
+        report_steps=section.report_steps,
+        progress=section.progress,
     )
-    cache = gist_cache_from_args(args, environ)
-    model = build_model(model_settings)
-    try:
-        subject = EvalSubject(
-            agent=build_agent(agent_settings, model, cache),
-            agent_settings=agent_settings.manifest(),
-            model_settings=model_settings.manifest(),
-            model_identity={"backend": model_settings.backend, "model": model.name},
-            gist_cache=cache,
-        )
+    with open_subject(config) as subject:
         outcome = run_eval(settings, subject, argv=sys.argv[1:])
-    finally:
-        model.close()
-        if cache is not None:
-            cache.close()
     print_outcome(outcome.files.results_json)
     print(
         f"{outcome.status}: {outcome.steps_run} steps run, {outcome.steps_resumed} resumed, "
         f"{outcome.run_errors} model/page errors\nreport: {outcome.files.report_html}"
     )
     if outcome.status == "aborted":
-        print(f"stopped: --max-errors {args.max_errors} reached; see the report", file=sys.stderr)
+        print(
+            f"stopped: --max-errors {section.max_errors} reached; see the report", file=sys.stderr
+        )
         return EXIT_ABORTED
     return EXIT_INTERRUPTED if outcome.status == "interrupted" else 0
 

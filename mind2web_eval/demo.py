@@ -1,6 +1,7 @@
 """``webagent demo``: the main job. ReadAgent-P, raw HTML and gist-only over the bundled
 sample tasks (``mind2web_eval/samples``) with the embedded model, then the comparison table
-and the reports. All three share one model and one gist cache, so a second run is faster.
+and the reports. Each is built with ``open_agent`` like every other run; all three share one
+gist cache file under OUT, so a second run is faster.
 
 The embedded model is tiny and near chance: the demo proves the plumbing, not the method.
 """
@@ -8,12 +9,13 @@ The embedded model is tiny and near chance: the demo proves the plumbing, not th
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
-from webagent.cli.options import add_model_arguments
+from webagent.agents.registry import agent_names
+from webagent.cli.options import add_config_arguments, add_model_arguments, config_from_args
+from webagent.errors import ConfigError
 
 DEMO_AGENTS = ("readagent-p", "raw-html", "gist-only")
 DEMO_BUDGET = 1536
@@ -40,13 +42,13 @@ def register_demo(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument(
         "--context-budget",
         type=int,
-        default=DEMO_BUDGET,
         help=f"tokens per prompt ({DEMO_BUDGET}: sized so the demo runs in minutes on 2 cores)",
     )
     parser.add_argument("--data", default=None, help="other tasks instead of the samples")
     parser.add_argument(
         "--resume", action="store_true", help="keep the steps finished by an earlier run"
     )
+    add_config_arguments(parser)
     add_model_arguments(parser)
     parser.set_defaults(func=run_demo)
 
@@ -57,51 +59,52 @@ def _clear_run(run_dir: Path) -> None:
         (run_dir / name).unlink(missing_ok=True)
 
 
+def demo_agents(text: str) -> list[str]:
+    agents = [a.strip() for a in text.split(",") if a.strip()]
+    unknown = [a for a in agents if a not in agent_names()]
+    if unknown or not agents:
+        raise ConfigError(
+            f"--agents {text!r}: unknown agent(s) {', '.join(unknown) or '(none given)'}; "
+            f"choose from {', '.join(agent_names())}"
+        )
+    return agents
+
+
 def run_demo(args: argparse.Namespace) -> int:
     from mind2web_eval.report.compare import compare_rows, format_compare
-    from mind2web_eval.runner import EvalSettings, EvalSubject, run_eval
+    from mind2web_eval.runner import EvalSettings, run_eval
     from mind2web_eval.scoring import ScoringSettings
-    from webagent.agents.registry import AgentSettings, build_agent
-    from webagent.cli.options import model_settings_from_args
-    from webagent.gist.cache import GistCache
-    from webagent.model.factory import build_model
+    from mind2web_eval.subject import open_subject
 
-    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
-    model_settings = model_settings_from_args(args, os.environ)
-    cache = GistCache(args.out / "gist-cache.sqlite")
-    model = build_model(model_settings)
+    agents = demo_agents(args.agents)
     started = time.perf_counter()
     run_dirs = []
-    try:
-        for name in agents:
-            agent_settings = AgentSettings(agent=name, context_budget=args.context_budget)
-            run_dir = args.out / name
-            if not args.resume:
-                _clear_run(run_dir)
-            settings = EvalSettings(
-                data=str(args.data or samples_path()),
-                out=run_dir,
-                scoring=ScoringSettings(bootstrap=200),
-                progress=sys.stderr.isatty(),
-            )
-            subject = EvalSubject(
-                agent=build_agent(agent_settings, model, cache),
-                agent_settings=agent_settings.manifest(),
-                model_settings=model_settings.manifest(),
-                model_identity={"backend": model_settings.backend, "model": model.name},
-                gist_cache=cache,
-            )
-            t0 = time.perf_counter()
+    for name in agents:
+        config = config_from_args(
+            args,
+            extra={
+                "agent": {"agent": name, "context_budget": args.context_budget or DEMO_BUDGET},
+                "gist_cache": {"path": args.out / "gist-cache.sqlite"},
+            },
+        )
+        run_dir = args.out / name
+        if not args.resume:
+            _clear_run(run_dir)
+        settings = EvalSettings(
+            data=str(args.data or samples_path()),
+            out=run_dir,
+            scoring=ScoringSettings(bootstrap=200),
+            progress=sys.stderr.isatty(),
+        )
+        t0 = time.perf_counter()
+        with open_subject(config) as subject:
             outcome = run_eval(settings, subject, argv=sys.argv[1:])
-            print(
-                f"{name}: {outcome.status}, {outcome.steps_run} steps run, "
-                f"{outcome.steps_resumed} resumed, {time.perf_counter() - t0:.0f} s",
-                file=sys.stderr,
-            )
-            run_dirs.append(run_dir)
-    finally:
-        model.close()
-        cache.close()
+        print(
+            f"{name}: {outcome.status}, {outcome.steps_run} steps run, "
+            f"{outcome.steps_resumed} resumed, {time.perf_counter() - t0:.0f} s",
+            file=sys.stderr,
+        )
+        run_dirs.append(run_dir)
     print(format_compare(compare_rows(run_dirs)))
     print(
         "\nThe embedded model is tiny and answers near chance: these numbers prove the "

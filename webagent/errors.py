@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class WebAgentError(Exception):
     """Base of every error this toolkit raises on purpose."""
@@ -62,3 +64,11 @@ class OutputParseError(WebAgentError):
 
 class DatasetError(WebAgentError):
     """A dataset file or record is broken; the message names file, task and field."""
+
+
+def validation_message(exc: Any) -> str:
+    """A pydantic ``ValidationError`` as one line: ``field: problem; field: problem``."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}"
+        for err in exc.errors()
+    )

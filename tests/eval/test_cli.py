@@ -32,7 +32,7 @@ def test_score_prints_the_protocol_and_the_tables(
     assert "macro    75.0" in out.out  # element accuracy, hand-computed in test_scoring
     assert "website" in out.out and "flyfast" in out.out
     argv = ["score", "--data", str(raw_folder), "--predictions", str(predictions_file)]
-    assert main([*argv, "--missing-gold", "skip", "--top-k", "50", "--json"]) == 0
+    assert main([*argv, "--missing-gold", "skip", "--score-top-k", "50", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["settings"] == {
         "missing_gold": "skip", "top_k": 50, "bootstrap": 1000, "seed": 0, "confidence": 0.95

@@ -54,9 +54,9 @@ def test_cli_table(capsys: pytest.CaptureFixture[str], pages_dir: Path) -> None:
 
 
 def test_cli_json_round_trips(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["segment", "travel", "--json", "--context-window", "8192", "--depth", "5"]) == 0
+    assert main(["segment", "travel", "--json", "--context-budget", "8192", "--depth", "5"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["depth"] == 5 and data["settings"]["max_fragments"] == 49
+    assert data["depth"] == 5 and data["settings"]["max_fragments"] == 53
     assert data["fragments"] and data["fits_budget"]
     assert any("Search flights" in f["text"] for f in data["fragments"])
 
@@ -68,7 +68,7 @@ def test_cli_errors_name_the_problem(capsys: pytest.CaptureFixture[str], tmp_pat
     empty.write_bytes(b"")
     assert main(["segment", str(empty)]) == 2
     assert "empty page" in capsys.readouterr().err
-    assert main(["segment", "shop", "--context-window", "900"]) == 2
+    assert main(["segment", "shop", "--context-budget", "900"]) == 2
     assert "context_window=900" in capsys.readouterr().err
 
 
@@ -76,5 +76,11 @@ def test_cli_help(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["segment", "--help"])
     out = capsys.readouterr().out
-    for option in ("--json", "--depth", "--context-window", "--max-fragment-tokens"):
+    for option in (
+        "--json",
+        "--depth",
+        "--context-budget",
+        "--max-lookup",
+        "--max-fragment-tokens",
+    ):
         assert option in out

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from webagent.config import resolve_config
 from webagent.errors import ConfigError
 from webagent.model import ModelSettings, ReplayBackend, build_model
 from webagent.model.replay import RecordingBackend
@@ -25,7 +26,7 @@ def test_defaults_name_the_embedded_model() -> None:
     assert ModelSettings(model_path=Path("/m/qwen2-0.5b.Q8_0.gguf")).model_name == "qwen2-0.5b.Q8_0"
 
 
-def test_from_env_reads_the_four_variables_and_overrides_win() -> None:
+def test_the_environment_gives_the_four_model_variables_and_overrides_win() -> None:
     environ = {
         "WEBAGENT_BACKEND": "openai",
         "OPENAI_BASE_URL": "http://127.0.0.1:8080/v1",
@@ -33,18 +34,20 @@ def test_from_env_reads_the_four_variables_and_overrides_win() -> None:
         "WEBAGENT_MODEL": "from-env",
         "UNRELATED": "x",
     }
-    settings = ModelSettings.from_env(environ, model="from-cli", timeout_s=None, concurrency=4)
+    settings = resolve_config(
+        environ=environ, overrides={"model": {"model": "from-cli", "concurrency": 4}}
+    ).model
     assert settings.backend == "openai"
     assert settings.base_url == "http://127.0.0.1:8080/v1"
     assert settings.api_key is not None and settings.api_key.get_secret_value() == SECRET
     assert settings.model == "from-cli"  # an override beats the environment
-    assert settings.timeout_s == 120  # None overrides are ignored
+    assert settings.timeout_s == 120
     assert settings.concurrency == 4
 
 
 def test_bad_values_become_config_errors_naming_the_field() -> None:
-    with pytest.raises(ConfigError, match="backend"):
-        ModelSettings.from_env({"WEBAGENT_BACKEND": "gpt"})
+    with pytest.raises(ConfigError, match=r"model\.backend"):
+        resolve_config(environ={"WEBAGENT_BACKEND": "gpt"})
     with pytest.raises(ConfigError, match="timeout_s"):
         ModelSettings.build(timeout_s=0)
     with pytest.raises(ConfigError, match="replay_from"):

@@ -1,27 +1,125 @@
-"""Build an agent by name: the one place that maps names to classes."""
+"""The agents, by name. Each agent registers itself with :func:`register_agent`: its name,
+its class, what it calls the fragments it shows and which settings it reads. Nothing else
+in the code switches on agent names.
+
+Adding an agent is one file: a :class:`PageAgent` subclass and one ``register_agent`` call.
+The built-in agents are registered below; an agent from another package is found through
+the ``webagent.agents`` entry-point group (the entry point names its module).
+"""
 
 from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
 
 from webagent.agents.baselines import RawHtmlAgent, RetrievalAgent
 from webagent.agents.pipeline import PageAgent
 from webagent.agents.readagent import GistOnlyAgent, ReadAgentP, ReadAgentS
-from webagent.agents.settings import AGENT_NAMES, AgentSettings
+from webagent.agents.settings import AgentSettings
 from webagent.contracts import Agent
+from webagent.errors import ConfigError
 from webagent.gist.cache import GistCache
 from webagent.model.client import Model
 
-_CLASSES: dict[str, type[PageAgent]] = {
-    "readagent-p": ReadAgentP,
-    "readagent-s": ReadAgentS,
-    "raw-html": RawHtmlAgent,
-    "gist-only": GistOnlyAgent,
-    "retrieval": RetrievalAgent,
-}
+ENTRY_POINT_GROUP = "webagent.agents"
 
-__all__ = ["AGENT_NAMES", "AgentSettings", "build_agent"]
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One agent: how it is built and how it is described."""
+
+    name: str
+    agent_class: type[PageAgent]
+    summary: str
+    #: what a trace's ``reopened`` fragments are called for this agent
+    shown_label: str = "reopened parts"
+    #: the AgentSettings fields (beyond the shared budget ones) this agent reads
+    options: tuple[str, ...] = ()
+
+
+_REGISTRY: dict[str, AgentSpec] = {}
+
+
+def register_agent(spec: AgentSpec) -> AgentSpec:
+    """Add ``spec``; a second agent with a taken name is an error."""
+    known = _REGISTRY.get(spec.name)
+    if known is not None and known != spec:
+        raise ConfigError(f"agent {spec.name!r} is registered twice")
+    unknown = [o for o in spec.options if o not in AgentSettings.model_fields]
+    if unknown:
+        raise ConfigError(f"agent {spec.name!r}: unknown option(s) {', '.join(unknown)}")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+@cache
+def _load_plugins() -> None:
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        importlib.import_module(entry.value.split(":")[0])
+
+
+def agent_names() -> tuple[str, ...]:
+    _load_plugins()
+    return tuple(_REGISTRY)
+
+
+def agent_spec(name: str) -> AgentSpec:
+    _load_plugins()
+    spec = _REGISTRY.get(name)
+    if spec is None:
+        raise ConfigError(f"unknown agent {name!r}; choose one of {', '.join(agent_names())}")
+    return spec
 
 
 def build_agent(
     settings: AgentSettings, model: Model, gist_cache: GistCache | None = None
 ) -> Agent:
-    return _CLASSES[settings.agent](settings, model, gist_cache)
+    """The agent ``settings.agent`` names, over ``model`` (and ``gist_cache`` for gists)."""
+    return agent_spec(settings.agent).agent_class(settings, model, gist_cache)
+
+
+_GIST = ("gister", "gist_words", "gist_max_tokens")
+for _spec in (
+    AgentSpec(
+        "readagent-p",
+        ReadAgentP,
+        "gists of every fragment; reopens several at once (ReadAgent-P)",
+        options=(*_GIST, "max_lookup", "lookup_max_tokens"),
+    ),
+    AgentSpec(
+        "readagent-s",
+        ReadAgentS,
+        "gists of every fragment; reopens one at a time until STOP (ReadAgent-S)",
+        options=(*_GIST, "max_lookup", "lookup_max_tokens"),
+    ),
+    AgentSpec(
+        "raw-html",
+        RawHtmlAgent,
+        "the cleaned page in document order, cut to the budget",
+        shown_label="kept parts",
+    ),
+    AgentSpec("gist-only", GistOnlyAgent, "gists only, nothing reopened", options=_GIST),
+    AgentSpec(
+        "retrieval",
+        RetrievalAgent,
+        "the top-k fragments by BM25 or embeddings",
+        shown_label="kept parts",
+        options=("retriever", "top_k"),
+    ),
+):
+    register_agent(_spec)
+
+#: the built-in agents (plugins add theirs to :func:`agent_names`)
+AGENT_NAMES: tuple[str, ...] = tuple(_REGISTRY)
+
+__all__ = [
+    "AGENT_NAMES",
+    "AgentSettings",
+    "AgentSpec",
+    "agent_names",
+    "agent_spec",
+    "build_agent",
+    "register_agent",
+]

@@ -6,22 +6,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-AgentName = Literal["readagent-p", "readagent-s", "raw-html", "gist-only", "retrieval"]
-AGENT_NAMES: tuple[AgentName, ...] = (
-    "readagent-p",
-    "readagent-s",
-    "raw-html",
-    "gist-only",
-    "retrieval",
-)
-
 
 class AgentSettings(BaseModel):
     """What an agent does with a page. Every agent shares the act prompt and the budget."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    agent: AgentName = "readagent-p"
+    agent: str = Field(
+        default="readagent-p",
+        min_length=1,
+        description="a registered agent (webagent.agents.registry); checked when built",
+    )
     context_budget: int | None = Field(
         default=None, ge=512, description="tokens per prompt; None = the model's context window"
     )

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from collections.abc import Sequence
 
+from webagent import __version__
 from webagent.errors import WebAgentError
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
 # module paths that define register(subparsers); their order is the --help order
 SUBCOMMAND_MODULES = (
@@ -28,6 +32,13 @@ def build_parser() -> argparse.ArgumentParser:
             "ones a task needs and act; evaluate on Mind2Web; drive a real browser."
         ),
     )
+    parser.add_argument("--version", action="version", version=f"webagent {__version__}")
+    parser.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default="warning",
+        help="what is logged to standard error (%(default)s)",
+    )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module_name in SUBCOMMAND_MODULES:
         try:
@@ -43,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=getattr(logging, args.log_level.upper()), format="%(levelname)s %(name)s: %(message)s"
+    )
     try:
         result: int = args.func(args)
     except WebAgentError as exc:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from pathlib import Path
 
-from webagent.cli.options import add_agent_arguments, add_model_arguments, open_agent
+from webagent.agents.registry import agent_spec
+from webagent.cli.options import add_run_arguments, config_from_args, open_agent
+from webagent.cli.pages import read_page
 from webagent.contracts import Observation, StepTrace
-from webagent.errors import PageError
 
 HELP = "run one agent step on a page and print the reopened fragments and the action"
 
@@ -21,7 +20,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=HELP + ". Elements are named by their backend_node_id (assigned in "
         "document order as n1, n2, ... when the page has none).",
     )
-    parser.add_argument("--page", required=True, help="an HTML file, or a bundled sample name")
+    parser.add_argument(
+        "--page",
+        required=True,
+        help="an HTML file, '-' for standard input, or a bundled sample name",
+    )
     parser.add_argument("--task", required=True, help="what the agent should do")
     parser.add_argument(
         "--previous",
@@ -31,25 +34,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help='a previous action, e.g. "[textbox] From -> TYPE: Oslo" (repeatable, oldest first)',
     )
     parser.add_argument("--json", action="store_true", help="print the full step trace as JSON")
-    add_agent_arguments(parser)
-    add_model_arguments(parser)
+    add_run_arguments(parser)
     parser.set_defaults(func=run)
 
 
-def read_page(page: str) -> bytes:
-    path = Path(page)
-    if not path.is_file():
-        from webagent.samples import SAMPLE_PAGES, sample_page_path
-
-        if page not in SAMPLE_PAGES:
-            raise PageError(f"{page}: no such file, nor a sample page ({', '.join(SAMPLE_PAGES)})")
-        path = sample_page_path(page)
-    return path.read_bytes()
-
-
 def run(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
     html = read_page(args.page)
-    with open_agent(args, os.environ) as opened:
+    with open_agent(config) as opened:
         trace = opened.agent.step(
             Observation(
                 task=args.task,
@@ -74,8 +66,7 @@ def print_trace(trace: StepTrace) -> None:
         for rejected in round_.rejected:
             out.write(f"  refused {rejected}\n")
     shown = ", ".join(str(i + 1) for i in trace.reopened) or "none"
-    label = "kept parts" if trace.agent in ("raw-html", "retrieval") else "reopened parts"
-    out.write(f"{label}: {shown}\n")
+    out.write(f"{agent_spec(trace.agent).shown_label}: {shown}\n")
     for index in trace.reopened[:10]:
         ids = trace.fragment_element_ids[index]
         preview = ", ".join(ids[:8]) + (" ..." if len(ids) > 8 else "")

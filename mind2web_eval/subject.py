@@ -1,0 +1,23 @@
+"""The agent under evaluation, built the one way every command builds a run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from mind2web_eval.runner import EvalSubject
+from webagent.cli.options import open_agent
+from webagent.config import RunConfig
+
+
+@contextmanager
+def open_subject(config: RunConfig) -> Iterator[EvalSubject]:
+    """:func:`~webagent.cli.options.open_agent`, described for the run manifest."""
+    with open_agent(config) as opened:
+        yield EvalSubject(
+            agent=opened.agent,
+            agent_settings=config.agent.manifest(),
+            model_settings=config.model.manifest(),
+            model_identity={"backend": config.model.backend, "model": opened.model.name},
+            gist_cache=opened.gist_cache,
+        )
