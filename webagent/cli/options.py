@@ -11,19 +11,13 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from webagent.agents.registry import agent_names, agent_spec, build_agent
+from webagent.agents.registry import agent_names, agent_spec
 from webagent.agents.settings import AgentSettings
+from webagent.build import OpenAgent, open_agent
 from webagent.config import DEFAULT_GIST_CACHE, RunConfig, Values, parse_assignment, resolve_config
-from webagent.contracts import Agent
-from webagent.gist.cache import GistCache
-from webagent.model.client import Model
-from webagent.model.factory import build_model
 
 #: argparse ``dest`` -> (config section, field); a flag whose value is None was not given
 FLAGS: dict[str, tuple[str, str]] = {
@@ -55,6 +49,8 @@ FLAGS: dict[str, tuple[str, str]] = {
     "replay": ("model", "replay_from"),
 }
 _AGENT_DEFAULTS = AgentSettings()
+
+__all__ = ["OpenAgent", "add_run_arguments", "config_from_args", "open_agent"]
 
 
 def _default(field: str) -> str:
@@ -199,43 +195,3 @@ def config_from_args(
         config_file=getattr(args, "config", None),
         overrides=layers,
     )
-
-
-@dataclass
-class OpenAgent:
-    """An agent built from a :class:`RunConfig`, with what it holds open and its manifest."""
-
-    config: RunConfig
-    agent: Agent
-    model: Model
-    gist_cache: GistCache | None
-
-    @property
-    def manifest(self) -> dict[str, Any]:
-        return {
-            "agent": self.config.agent.manifest(),
-            "model": self.config.model.manifest(),
-            "config": self.config.manifest(),
-        }
-
-
-def open_gist_cache(config: RunConfig) -> GistCache | None:
-    path = config.gist_cache.resolved_path()
-    return GistCache(path) if path is not None else None
-
-
-@contextmanager
-def open_agent(config: RunConfig) -> Iterator[OpenAgent]:
-    """Build model, gist cache and agent from ``config``; close the model and cache after."""
-    with build_model(config.model) as model:
-        cache = open_gist_cache(config)
-        try:
-            yield OpenAgent(
-                config=config,
-                agent=build_agent(config.agent, model, cache),
-                model=model,
-                gist_cache=cache,
-            )
-        finally:
-            if cache is not None:
-                cache.close()

@@ -51,3 +51,9 @@ class GistCache:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+    def __enter__(self) -> GistCache:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
