@@ -8,11 +8,7 @@ model, settings, prompt versions, data hash, date and git revision.
 from __future__ import annotations
 
 import atexit
-import datetime as dt
-import hashlib
 import json
-import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -21,6 +17,15 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from webagent.provenance import (
+    data_hash,
+    git_revision,
+    machine,
+    now,
+    package_versions,
+    prompt_versions,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -102,43 +107,20 @@ def resolve_tasks(args: Any) -> Path:
 
 
 def sha12(*paths: Path) -> str:
-    digest = hashlib.sha256()
-    for path in paths:
-        files = sorted(path.glob("*.html")) if path.is_dir() else [path]
-        for f in files:
-            digest.update(f.name.encode())
-            digest.update(f.read_bytes())
-    return digest.hexdigest()[:12]
-
-
-def git_revision() -> str | None:
-    try:
-        rev = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain"], cwd=REPO, capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return rev + ("+dirty" if dirty else "")
+    """The data hash of :mod:`webagent.provenance` over saved pages (``*.html``), cut to 12."""
+    return data_hash(*paths, pattern="*.html")[:12]
 
 
 def provenance(settings: dict[str, Any], data: dict[str, str]) -> dict[str, Any]:
-    from webagent.prompts import all_template_versions
-
+    """What produced a benchmark result (``webagent.provenance``) and how it was called."""
     return {
-        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "git_revision": git_revision(),
-        "prompt_versions": all_template_versions(),
+        "date": now(),
+        "git_revision": git_revision(REPO),
+        "prompt_versions": prompt_versions(),
+        "packages": package_versions(),
         "settings": settings,
         "data": data,
-        "machine": {
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "gpu": "none",
-        },
+        "machine": {**machine(), "gpu": "none"},
         "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
     }
 

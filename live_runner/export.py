@@ -16,7 +16,8 @@ from urllib.parse import urlsplit
 
 from live_runner.actions import ELEMENT_OPS
 from live_runner.errors import LiveRunnerError
-from live_runner.trace import StepRecord, read_manifest, read_steps
+from live_runner.records import StepRecord
+from live_runner.trace import read_manifest, read_steps
 
 
 def export_run(run_dir: Path, *, include_failed: bool = False) -> dict[str, Any]:

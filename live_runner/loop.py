@@ -22,11 +22,13 @@ from live_runner.actions import ActionOutcome, FailureKind, LiveAction, LiveOp
 from live_runner.errors import LiveRunnerError
 from live_runner.executor import Executor
 from live_runner.observe import PageSnapshot, observe
+from live_runner.records import RunSummary, StepRecord
 from live_runner.safety import ConfirmCallback, DomainPolicy, NavigationGuard, SecretStore
 from live_runner.session import BrowserSession, open_browser
 from live_runner.settings import LimitSettings, RunSettings
-from live_runner.trace import RunSummary, RunTracer, StepRecord, now
+from live_runner.trace import RunTracer
 from webagent.contracts import Agent, Observation, StepTrace
+from webagent.provenance import now, provenance
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -216,18 +218,13 @@ class Episode:
 def run_manifest(
     settings: RunSettings, agent_manifest: dict[str, Any], policy: DomainPolicy
 ) -> dict[str, Any]:
-    from mind2web_eval.manifest import git_revision, package_versions
-    from webagent.prompts import all_template_versions
-
     return {
         "kind": "live-run",
         "task": settings.task,
         "url": settings.url,
         "settings": settings.manifest(),
         "allowed": policy.manifest(),
-        "prompts": all_template_versions(),
-        "packages": package_versions(),
-        "git_revision": git_revision(),
+        **provenance(),
         **agent_manifest,
     }
 

@@ -10,67 +10,30 @@ Layout::
     summary.json           how the run ended (written at the end)
     report.html            static trace viewer, rewritten after every step
 
-Every string passes through :meth:`SecretStore.redact` before it is written.
+The records (:mod:`live_runner.records`) live apart from this writer and from the viewer,
+so that both import them. Every string passes through :meth:`SecretStore.redact` before it
+is written.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
-
-from live_runner.actions import ActionOutcome, LiveAction
 from live_runner.errors import LiveRunnerError
 from live_runner.observe import PageSnapshot
+from live_runner.records import TRACE_SCHEMA_VERSION, RunSummary, StepRecord
 from live_runner.safety import SecretStore
 from live_runner.viewer import render_report
-from webagent.contracts import StepTrace
+from webagent.atomic import write_text_atomic
+from webagent.provenance import now
 
-TRACE_SCHEMA_VERSION = 1
 STEPS_FILE = "steps.jsonl"
 MANIFEST_FILE = "manifest.json"
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
-
-
-def now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-
-
-class StepRecord(BaseModel):
-    """One observe → agent → act step."""
-
-    schema_version: int = TRACE_SCHEMA_VERSION
-    step: int = Field(description="1-based")
-    started_at: str
-    url: str
-    title: str
-    previous_actions: list[str]
-    files: dict[str, str] = Field(default_factory=dict, description="kind -> path in the run")
-    n_elements: int = 0
-    agent: StepTrace | None = None
-    action: LiveAction | None = None
-    outcome: ActionOutcome
-    tokens: dict[str, int] = Field(default_factory=dict, description="input/output this step")
-    timings: dict[str, float] = Field(default_factory=dict)
-    episode: dict[str, Any] = Field(default_factory=dict, description="e.g. MiniWoB reward")
-
-
-class RunSummary(BaseModel):
-    schema_version: int = TRACE_SCHEMA_VERSION
-    status: str = Field(description="stopped, max_steps, max_seconds, max_tokens, done, ...")
-    detail: str = ""
-    steps: int
-    final_answer: str | None = None
-    elapsed_s: float
-    input_tokens: int = 0
-    output_tokens: int = 0
-    finished_at: str = Field(default_factory=now)
-    episode: dict[str, Any] = Field(default_factory=dict)
 
 
 class RunTracer:
@@ -114,7 +77,9 @@ class RunTracer:
     def finish(self, summary: RunSummary) -> None:
         self._summary = summary
         data = self.secrets.redact_data(summary.model_dump(mode="json"))
-        _atomic_write(self.out_dir / SUMMARY_FILE, json.dumps(data, indent=2, ensure_ascii=False))
+        write_text_atomic(
+            self.out_dir / SUMMARY_FILE, json.dumps(data, indent=2, ensure_ascii=False)
+        )
         self._manifest["status"] = summary.status
         self._manifest["finished_at"] = summary.finished_at
         self._write_manifest()
@@ -139,17 +104,13 @@ class RunTracer:
 
     def _write_manifest(self) -> None:
         data = self.secrets.redact_data(self._manifest)
-        _atomic_write(self.out_dir / MANIFEST_FILE, json.dumps(data, indent=2, ensure_ascii=False))
+        write_text_atomic(
+            self.out_dir / MANIFEST_FILE, json.dumps(data, indent=2, ensure_ascii=False)
+        )
 
     def _write_report(self) -> None:
         text = render_report(self._manifest, self._steps, self._summary)
-        _atomic_write(self.out_dir / REPORT_FILE, self.secrets.redact(text))
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+        write_text_atomic(self.out_dir / REPORT_FILE, self.secrets.redact(text))
 
 
 def read_steps(run_dir: Path) -> list[StepRecord]:

@@ -9,10 +9,9 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from live_runner.trace import RunSummary, StepRecord
+from live_runner.records import RunSummary, StepRecord
 
 CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'"
 _MAX_TEXT = 4000

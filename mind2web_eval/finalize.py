@@ -2,74 +2,31 @@
 
 ``predictions.jsonl`` is what ``webagent score`` reads; ``results.json`` is scored from it
 against ``gold.jsonl`` (every step of the tasks the run covered; a step never run counts as
-a missing prediction), by the same code as ``webagent score``.
+a missing prediction), by the same code as ``webagent score``. The record types
+(``RunFiles``, ``RunResults``) live in :mod:`mind2web_eval.run_results`, which the reports
+import too.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, Field
-
-from mind2web_eval.aggregate import ScoreReport, build_report
+from mind2web_eval.aggregate import build_report
 from mind2web_eval.data import DatasetSummary
-from mind2web_eval.diagnostics import DiagnosticsSummary, StepDiagnostics, summarize
+from mind2web_eval.diagnostics import StepDiagnostics, summarize
 from mind2web_eval.manifest import read_manifest
 from mind2web_eval.predictions import load_predictions
-from mind2web_eval.records import SCHEMA_VERSION, Prediction
+from mind2web_eval.records import Prediction
+from mind2web_eval.report.html import write_html_report
+from mind2web_eval.run_results import RunFiles, RunResults, run_files
 from mind2web_eval.scoring import GoldStep, ScoringSettings, score_all
 from mind2web_eval.store import ResultStore
+from webagent.atomic import write_lines_atomic
 from webagent.errors import DatasetError
 
-
-class RunFiles(BaseModel):
-    run_dir: Path
-    results_jsonl: Path
-    predictions: Path
-    gold: Path
-    results_json: Path
-    report_html: Path
-
-
-class RunResults(BaseModel):
-    """``results.json``: what ``webagent compare`` and the reports read."""
-
-    schema_version: int = SCHEMA_VERSION
-    run_dir: str
-    status: str = ""
-    agent: str = ""
-    model: str = ""
-    agent_settings: dict[str, Any] = Field(default_factory=dict)
-    model_settings: dict[str, Any] = Field(default_factory=dict)
-    data: dict[str, Any] = Field(default_factory=dict)
-    protocol: str = ""
-    score: ScoreReport
-    diagnostics: DiagnosticsSummary
-    load_issues: list[str] = Field(default_factory=list)
-    data_notes: list[str] = Field(default_factory=list)
-
-
-def run_files(run_dir: Path) -> RunFiles:
-    return RunFiles(
-        run_dir=run_dir,
-        results_jsonl=run_dir / "results.jsonl",
-        predictions=run_dir / "predictions.jsonl",
-        gold=run_dir / "gold.jsonl",
-        results_json=run_dir / "results.json",
-        report_html=run_dir / "report.html",
-    )
-
-
-def _write_lines(path: Path, lines: Iterable[str]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as stream:
-        for line in lines:
-            stream.write(line + "\n")
-    os.replace(tmp, path)
+__all__ = ["RunFiles", "RunResults", "finalize_run", "run_files", "score_run", "write_gold"]
 
 
 def write_gold(
@@ -77,7 +34,7 @@ def write_gold(
 ) -> None:
     """``gold.jsonl`` (what scoring needs, no pages) and ``data.json`` (the load summary)."""
     summary.finish()
-    _write_lines(run_dir / "gold.jsonl", (g.model_dump_json() for g in gold))
+    write_lines_atomic(run_dir / "gold.jsonl", (g.model_dump_json() for g in gold))
     data = {**summary.model_dump(mode="json"), "complete": complete, "notes": summary.notes()}
     (run_dir / "data.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
 
@@ -97,7 +54,7 @@ def _write_predictions(store: ResultStore, path: Path) -> list[StepDiagnostics]:
             diagnostics.append(record.diagnostics)
             yield record.prediction.model_dump_json()
 
-    _write_lines(path, lines())
+    write_lines_atomic(path, lines())
     return diagnostics
 
 
@@ -134,8 +91,6 @@ def score_run(run_dir: Path, scoring: ScoringSettings) -> RunResults:
 
 def finalize_run(run_dir: Path, scoring: ScoringSettings, report_steps: int) -> RunFiles:
     """Write ``predictions.jsonl``, ``results.json`` and ``report.html``."""
-    from mind2web_eval.report.html import write_html_report
-
     files = run_files(run_dir)
     results = score_run(run_dir, scoring)
     files.results_json.write_text(results.model_dump_json(indent=2), encoding="utf-8")

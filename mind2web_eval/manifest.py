@@ -7,32 +7,21 @@ manifest it finds (same agent, model and data), so that one run never mixes two 
 
 from __future__ import annotations
 
-import datetime as dt
 import json
-import os
 import platform
-import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
 from mind2web_eval.records import SCHEMA_VERSION
+from webagent.atomic import write_text_atomic
 from webagent.errors import ConfigError
+from webagent.provenance import git_revision, now, package_versions
 
-PACKAGES = (
-    "readagent-web",
-    "pydantic",
-    "lxml",
-    "numpy",
-    "openai",
-    "llama_cpp_python",
-    "datasets",
-    "bm25s",
-    "tqdm",
-)
+__all__ = ["RunManifest", "Session", "check_resume", "git_revision", "now", "read_manifest"]
+
 PROTOCOL = {
     "history": "gold: previous actions are action_reprs[:i] (errors do not compound)",
     "observation": "the step's cleaned_html (elements carry backend_node_id)",
@@ -40,47 +29,6 @@ PROTOCOL = {
 }
 #: manifest fields that must not change when a run resumes
 _IDENTITY = ("agent", "model_identity", "data_source")
-
-
-def now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-
-
-def package_versions() -> dict[str, str | None]:
-    versions: dict[str, str | None] = {}
-    for name in PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
-
-
-def git_revision(where: Path | None = None) -> str | None:
-    """``<sha>`` (``+dirty`` with local changes) of the checkout holding this code, if any."""
-    folder = where or Path(__file__).resolve().parent
-    try:
-        sha = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=folder,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-        if sha.returncode != 0:
-            return None
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=folder,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return sha.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
 class Session(BaseModel):
@@ -139,6 +87,4 @@ def check_resume(old: RunManifest, new: RunManifest, path: Path) -> None:
 
 def write_manifest(path: Path, manifest: RunManifest) -> None:
     """Atomic: written to a temporary file, then renamed over the old one."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, manifest.model_dump_json(indent=2))

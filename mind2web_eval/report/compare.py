@@ -9,8 +9,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from mind2web_eval.finalize import RunResults
 from mind2web_eval.report.terminal import pct, table
+from mind2web_eval.run_results import RunResults
 from webagent.errors import DatasetError
 
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from string import Template
 
 from mind2web_eval.aggregate import Aggregate
-from mind2web_eval.finalize import RunResults
 from mind2web_eval.report.terminal import pct
 from mind2web_eval.results import StepRecord
+from mind2web_eval.run_results import RunResults
 from mind2web_eval.scoring import StepScore
 from webagent.contracts import ModelCall
 
