@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,10 +15,28 @@ from typing import TYPE_CHECKING
 from webagent.cli.options import add_agent_arguments, add_model_arguments
 
 if TYPE_CHECKING:
+    from mind2web_eval.runner import RunOutcome
     from mind2web_eval.scoring import ScoringSettings
 
 EXIT_ABORTED = 3
+EXIT_INCOMPLETE = 4
 EXIT_INTERRUPTED = 130
+_PENDING_SHOWN = 10
+
+EVAL_EPILOG = """\
+A step whose model call failed after its retries (refused, 5xx, 429, timeout) or whose page
+could not be read is pending, not scored as wrong: the same command runs it again, and the
+score uses each step's final attempt (results.json keeps every attempt's count).
+
+exit status:
+  0    complete: every step has an answer the model produced (right, wrong or unparseable)
+  2    a usage, data or configuration error (one line names it)
+  3    stopped by --max-errors
+  4    incomplete: steps are pending (model or page failures, or the circuit breaker);
+       the same command resumes
+  130  interrupted (Ctrl-C); the same command resumes
+An exception inside the agent stops the run with its traceback (status 1) unless
+--record-agent-errors is given."""
 
 
 def _add_scoring_arguments(parser: argparse.ArgumentParser, top_k_flag: str) -> None:
@@ -70,11 +89,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Run an agent over every step of a Mind2Web dataset with the gold history "
         "(previous actions = action_reprs[:i]) and the step's cleaned_html. Results are "
         "appended to OUT/results.jsonl; run the same command again to resume.",
+        epilog=EVAL_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ev.add_argument("--data", required=True, help="Mind2Web data: folder, JSON(L), parquet")
     ev.add_argument("--out", required=True, type=Path, help="run folder (created; resumable)")
     ev.add_argument("--limit", type=int, help="first N tasks only")
     ev.add_argument("--max-errors", type=int, help="stop after N model/page/agent errors")
+    ev.add_argument(
+        "--max-consecutive-failures",
+        type=int,
+        default=5,
+        metavar="N",
+        help="circuit breaker: end the run (incomplete) after N model failures in a row; "
+        "0 turns it off (%(default)s)",
+    )
+    ev.add_argument(
+        "--record-agent-errors",
+        action="store_true",
+        help="record an exception inside the agent as agent_error (pending) and go on, "
+        "instead of stopping with its traceback",
+    )
     ev.add_argument("--report-steps", type=int, default=300, help="steps in the HTML (300)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_scoring_arguments(ev, "--score-top-k")
@@ -135,6 +170,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
     from webagent.model.factory import build_model
 
     environ = dict(os.environ)
+    argv: list[str] = getattr(args, "argv", sys.argv[1:])
     agent_settings = agent_settings_from_args(args)
     model_settings = model_settings_from_args(args, environ)
     data = args.data if args.data.startswith("hf:") else str(Path(args.data).resolve())
@@ -144,6 +180,8 @@ def run_eval_command(args: argparse.Namespace) -> int:
         limit=args.limit,
         workers=model_settings.concurrency,
         max_errors=args.max_errors,
+        max_consecutive_failures=args.max_consecutive_failures or None,
+        record_agent_errors=args.record_agent_errors,
         scoring=_scoring_settings(args),
         report_steps=args.report_steps,
         progress=not args.no_progress,
@@ -158,7 +196,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
             model_identity={"backend": model_settings.backend, "model": model.name},
             gist_cache=cache,
         )
-        outcome = run_eval(settings, subject, argv=sys.argv[1:])
+        outcome = run_eval(settings, subject, argv=argv)
     finally:
         model.close()
         if cache is not None:
@@ -168,10 +206,35 @@ def run_eval_command(args: argparse.Namespace) -> int:
         f"{outcome.status}: {outcome.steps_run} steps run, {outcome.steps_resumed} resumed, "
         f"{outcome.run_errors} model/page errors\nreport: {outcome.files.report_html}"
     )
+    if outcome.status == "complete":
+        return 0
+    print_pending(outcome, ["webagent", *argv])
     if outcome.status == "aborted":
-        print(f"stopped: --max-errors {args.max_errors} reached; see the report", file=sys.stderr)
         return EXIT_ABORTED
-    return EXIT_INTERRUPTED if outcome.status == "interrupted" else 0
+    return EXIT_INTERRUPTED if outcome.status == "interrupted" else EXIT_INCOMPLETE
+
+
+def print_pending(outcome: RunOutcome, command: list[str]) -> None:
+    """On stderr: what stopped the run, which steps are pending and why, how to resume."""
+    from mind2web_eval.diagnostics import PENDING_REASONS
+
+    if outcome.stopped_by and outcome.stopped_by != "interrupted":
+        print(f"stopped early: {outcome.stopped_by}", file=sys.stderr)
+    if outcome.pending:
+        why = "; ".join(
+            f"{count} {PENDING_REASONS.get(reason, reason)}"
+            for reason, count in outcome.pending_reasons().items()
+        )
+        print(f"{outcome.status}: {len(outcome.pending)} steps pending ({why})", file=sys.stderr)
+        shown = list(outcome.pending.items())[:_PENDING_SHOWN]
+        more = len(outcome.pending) - len(shown)
+        print(
+            "pending: "
+            + ", ".join(f"{uid} ({reason})" for uid, reason in shown)
+            + (f" and {more} more (results.json lists them)" if more > 0 else ""),
+            file=sys.stderr,
+        )
+    print(f"resume with: {shlex.join(command)}", file=sys.stderr)
 
 
 def print_outcome(results_json: Path) -> None:
@@ -180,6 +243,7 @@ def print_outcome(results_json: Path) -> None:
 
     results = load_results(results_json)
     print(f"agent: {results.agent}  model: {results.model}  status: {results.status}")
+    print(results.attempts.describe())
     print(format_score_report(results.score, [*results.data_notes]))
     print(format_diagnostics(results.diagnostics))
 

@@ -1,14 +1,17 @@
 """Turn a run folder's ``results.jsonl`` into predictions, scores and reports.
 
-``predictions.jsonl`` is what ``webagent score`` reads; ``results.json`` is scored from it
-against ``gold.jsonl`` (every step of the tasks the run covered; a step never run counts as
-a missing prediction), by the same code as ``webagent score``.
+``predictions.jsonl`` (each step's final attempt, once) is what ``webagent score`` reads;
+``results.json`` is scored from it against ``gold.jsonl`` (every step of the tasks the run
+covered; a step never run counts as a missing prediction), by the same code as ``webagent
+score``. ``results.json`` also says how many attempts each step took and which steps are
+still pending (no answer yet: the same ``webagent eval`` command runs them again).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -17,7 +20,12 @@ from pydantic import BaseModel, Field
 
 from mind2web_eval.aggregate import ScoreReport, build_report
 from mind2web_eval.data import DatasetSummary
-from mind2web_eval.diagnostics import DiagnosticsSummary, StepDiagnostics, summarize
+from mind2web_eval.diagnostics import (
+    PENDING_REASONS,
+    DiagnosticsSummary,
+    StepDiagnostics,
+    summarize,
+)
 from mind2web_eval.manifest import read_manifest
 from mind2web_eval.predictions import load_predictions
 from mind2web_eval.records import SCHEMA_VERSION, Prediction
@@ -35,6 +43,51 @@ class RunFiles(BaseModel):
     report_html: Path
 
 
+class Attempts(BaseModel):
+    """How many attempts the steps took, and which steps have no answer yet."""
+
+    steps_pending: int = 0
+    pending_reasons: dict[str, int] = Field(
+        default_factory=dict, description="error class (or not_run) -> steps"
+    )
+    pending_steps: dict[str, str] = Field(
+        default_factory=dict, description="action_uid -> why it is pending"
+    )
+    histogram: dict[int, int] = Field(default_factory=dict, description="attempts -> steps")
+    by_step: dict[str, int] = Field(default_factory=dict, description="action_uid -> attempts")
+
+    def describe(self) -> str:
+        tries = ", ".join(f"{n} attempt{'s' * (n > 1)}: {k}" for n, k in self.histogram.items())
+        line = f"attempts per step: {tries or '-'}; pending steps: {self.steps_pending}"
+        if self.pending_reasons:
+            why = "; ".join(
+                f"{count} {PENDING_REASONS.get(reason, reason)}"
+                for reason, count in self.pending_reasons.items()
+            )
+            line += f" ({why})"
+        return line
+
+
+def count_attempts(gold: Iterable[GoldStep], store: ResultStore) -> Attempts:
+    """Attempts and pending steps of the data in ``gold``, as ``store`` holds them."""
+    attempts, failed = store.attempts(), store.pending
+    by_step: dict[str, int] = {}
+    pending: dict[str, str] = {}
+    for step in gold:
+        uid = step.action_uid
+        by_step[uid] = attempts.get(uid, 0)
+        if uid not in store:
+            pending[uid] = failed.get(uid, "not_run")
+    histogram = Counter(n for n in by_step.values() if n)
+    return Attempts(
+        steps_pending=len(pending),
+        pending_reasons=dict(Counter(pending.values()).most_common()),
+        pending_steps=pending,
+        histogram=dict(sorted(histogram.items())),
+        by_step=by_step,
+    )
+
+
 class RunResults(BaseModel):
     """``results.json``: what ``webagent compare`` and the reports read."""
 
@@ -46,9 +99,11 @@ class RunResults(BaseModel):
     agent_settings: dict[str, Any] = Field(default_factory=dict)
     model_settings: dict[str, Any] = Field(default_factory=dict)
     data: dict[str, Any] = Field(default_factory=dict)
+    stopped_by: str | None = None
     protocol: str = ""
     score: ScoreReport
     diagnostics: DiagnosticsSummary
+    attempts: Attempts = Field(default_factory=Attempts)
     load_issues: list[str] = Field(default_factory=list)
     data_notes: list[str] = Field(default_factory=list)
 
@@ -108,7 +163,8 @@ def score_run(run_dir: Path, scoring: ScoringSettings) -> RunResults:
     diagnostics = _write_predictions(store, files.predictions)
     predictions: dict[str, Prediction]
     predictions, issues = load_predictions(files.predictions)
-    scores, unknown = score_all(read_gold(files.gold), predictions, scoring)
+    gold = read_gold(files.gold)
+    scores, unknown = score_all(gold, predictions, scoring)
     manifest = read_manifest(run_dir / "manifest.json")
     data_path = run_dir / "data.json"
     data = json.loads(data_path.read_text(encoding="utf-8")) if data_path.is_file() else {}
@@ -120,9 +176,11 @@ def score_run(run_dir: Path, scoring: ScoringSettings) -> RunResults:
         agent_settings=manifest.agent if manifest else {},
         model_settings=manifest.model if manifest else {},
         data={k: v for k, v in data.items() if k not in ("issues", "notes")},
+        stopped_by=manifest.stopped_by if manifest else None,
         protocol=scoring.describe(),
         score=build_report(scores, scoring, unknown),
         diagnostics=summarize(diagnostics),
+        attempts=count_attempts(gold, store),
         load_issues=[str(i) for i in issues]
         + [
             f"{i['file']}: task {i['task']}: field {i['field']}: {i['message']}"

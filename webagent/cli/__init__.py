@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # what resumes a run
     try:
         result: int = args.func(args)
     except WebAgentError as exc:
