@@ -103,7 +103,8 @@ def _add_browser_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--browser-path",
         type=Path,
-        help="Chromium binary (env WEBAGENT_CHROMIUM; default: Playwright's own browser)",
+        help="Chromium binary (env WEBAGENT_CHROMIUM; default: Playwright's own browser, "
+        "else the system's chromium on PATH, e.g. Debian's /usr/bin/chromium)",
     )
     group.add_argument("--headed", action="store_true", help="show the browser window")
     group.add_argument("--no-screenshots", action="store_true", help="trace without screenshots")

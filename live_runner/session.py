@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterator
+import shutil
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from live_runner.errors import BrowserLaunchError, LiveRunnerError
@@ -26,24 +28,79 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: a system Chromium, looked for on PATH when Playwright's own browser is absent (Debian and
+#: Ubuntu install ``chromium``; some distributions name it ``chromium-browser``)
+SYSTEM_CHROMIUM = ("chromium", "chromium-browser")
+
+
+@dataclass(frozen=True)
+class ChromiumChoice:
+    """The binary to launch (None: Playwright's own) and, in words, why it was chosen."""
+
+    path: Path | None
+    why: str
+
+
+def choose_chromium(
+    configured: Path | None,
+    playwright_path: str | None,
+    names: Sequence[str] = SYSTEM_CHROMIUM,
+    which: Callable[[str], str | None] = shutil.which,
+) -> ChromiumChoice:
+    """Which Chromium to start: the configured one (``--browser-path`` or
+    ``WEBAGENT_CHROMIUM``), else Playwright's own browser if it is installed, else a system
+    Chromium on PATH (Debian's ``/usr/bin/chromium``), else Playwright's (whose launch error
+    then says what to install)."""
+    if configured is not None:
+        return ChromiumChoice(configured, "as configured (--browser-path / WEBAGENT_CHROMIUM)")
+    if playwright_path and Path(playwright_path).is_file():
+        return ChromiumChoice(None, f"Playwright's own Chromium ({playwright_path})")
+    for name in names:
+        found = which(name)
+        if found:
+            return ChromiumChoice(
+                Path(found), "the system's Chromium (Playwright's own browser is not installed)"
+            )
+    return ChromiumChoice(None, "Playwright's own Chromium (no system Chromium on PATH either)")
+
+
+def _playwright_chromium_path(playwright: object) -> str | None:
+    try:
+        return str(playwright.chromium.executable_path)  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - an unknown install layout: look elsewhere
+        return None
+
 
 @contextmanager
 def open_browser(settings: BrowserSettings) -> Iterator[Browser]:
-    """Start Playwright and Chromium; both are closed on exit."""
+    """Start Playwright and Chromium (see :func:`choose_chromium`); both are closed on exit.
+
+    Which binary is used is logged: at INFO when it is the configured one or Playwright's, as
+    a warning (shown without ``--verbose``) when Playwright's is absent and the system's is
+    used instead.
+    """
     try:
         from playwright.sync_api import Error as PlaywrightError
         from playwright.sync_api import sync_playwright
     except ImportError as exc:
         raise MissingDependencyError("playwright", "live") from exc
     with sync_playwright() as playwright:
+        choice = choose_chromium(settings.executable_path, _playwright_chromium_path(playwright))
+        system = choice.path is not None and settings.executable_path is None
+        log.log(
+            logging.WARNING if system else logging.INFO,
+            "browser: %s, %s",
+            choice.path or "Playwright's Chromium",
+            choice.why,
+        )
         try:
             browser = playwright.chromium.launch(
-                executable_path=settings.executable_path,
+                executable_path=choice.path,
                 args=list(settings.args),
                 headless=settings.headless,
             )
         except PlaywrightError as exc:
-            where = settings.executable_path or "Playwright's own Chromium"
+            where = choice.path or "Playwright's own Chromium"
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise BrowserLaunchError(
                 f"could not start Chromium ({where}): {first}. Pass --browser-path with a "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,10 +16,28 @@ from webagent.config import EvalSection, Values
 from webagent.errors import ConfigError
 
 if TYPE_CHECKING:
+    from mind2web_eval.runner import RunOutcome
     from mind2web_eval.scoring import ScoringSettings
 
 EXIT_ABORTED = 3
+EXIT_INCOMPLETE = 4
 EXIT_INTERRUPTED = 130
+_PENDING_SHOWN = 10
+
+EVAL_EPILOG = """\
+A step whose model call failed after its retries (refused, 5xx, 429, timeout) or whose page
+could not be read is pending, not scored as wrong: the same command runs it again, and the
+score uses each step's final attempt (results.json keeps every attempt's count).
+
+exit status:
+  0    complete: every step has an answer the model produced (right, wrong or unparseable)
+  2    a usage, data or configuration error (one line names it)
+  3    stopped by --max-errors
+  4    incomplete: steps are pending (model or page failures, or the circuit breaker);
+       the same command resumes
+  130  interrupted (Ctrl-C); the same command resumes
+An exception inside the agent stops the run with its traceback (status 1) unless
+--record-agent-errors is given."""
 
 
 _EVAL_DEFAULTS = EvalSection()
@@ -27,6 +46,8 @@ EVAL_FLAGS = (
     "data",
     "limit",
     "max_errors",
+    "max_consecutive_failures",
+    "record_agent_errors",
     "report_steps",
     "missing_gold",
     "score_top_k",
@@ -93,6 +114,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Run an agent over every step of a Mind2Web dataset with the gold history "
         "(previous actions = action_reprs[:i]) and the step's cleaned_html. Results are "
         "appended to OUT/results.jsonl; run the same command again to resume.",
+        epilog=EVAL_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ev.add_argument(
         "--data", help="Mind2Web data: folder, JSON(L), parquet (or the --config's data)"
@@ -101,6 +124,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     ev.add_argument("--limit", type=int, help="first N tasks only")
     ev.add_argument("--max-errors", type=int, help="stop after N model/page/agent errors")
     ev.add_argument("--report-steps", type=int, help="steps in the HTML (300)")
+    ev.add_argument(
+        "--max-consecutive-failures",
+        type=int,
+        metavar="N",
+        help="circuit breaker: end the run (incomplete) after N model failures in a row; "
+        "0 turns it off (5)",
+    )
+    ev.add_argument(
+        "--record-agent-errors",
+        action="store_true",
+        default=None,
+        help="record an exception inside the agent as agent_error (pending) and go on, "
+        "instead of stopping with its traceback",
+    )
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_scoring_arguments(ev)
     add_run_arguments(ev)
@@ -152,6 +189,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
     from mind2web_eval.runner import EvalSettings, run_eval
     from mind2web_eval.subject import open_subject
 
+    argv: list[str] = getattr(args, "argv", sys.argv[1:])
     config = config_from_args(args, extra=eval_values(args))
     section = config.eval
     if section.data is None:
@@ -163,23 +201,51 @@ def run_eval_command(args: argparse.Namespace) -> int:
         limit=section.limit,
         workers=config.model.concurrency,
         max_errors=section.max_errors,
+        max_consecutive_failures=section.max_consecutive_failures or None,
+        record_agent_errors=section.record_agent_errors,
         scoring=_scoring_settings(section),
         report_steps=section.report_steps,
         progress=section.progress,
     )
     with open_subject(config) as subject:
-        outcome = run_eval(settings, subject, argv=sys.argv[1:])
+        outcome = run_eval(settings, subject, argv=argv)
     print_outcome(outcome.files.results_json)
     print(
         f"{outcome.status}: {outcome.steps_run} steps run, {outcome.steps_resumed} resumed, "
         f"{outcome.run_errors} model/page errors\nreport: {outcome.files.report_html}"
     )
+    if outcome.status == "complete":
+        return 0
+    print_pending(outcome, ["webagent", *argv])
     if outcome.status == "aborted":
         print(
             f"stopped: --max-errors {section.max_errors} reached; see the report", file=sys.stderr
         )
         return EXIT_ABORTED
-    return EXIT_INTERRUPTED if outcome.status == "interrupted" else 0
+    return EXIT_INTERRUPTED if outcome.status == "interrupted" else EXIT_INCOMPLETE
+
+
+def print_pending(outcome: RunOutcome, command: list[str]) -> None:
+    """On stderr: what stopped the run, which steps are pending and why, how to resume."""
+    from mind2web_eval.diagnostics import PENDING_REASONS
+
+    if outcome.stopped_by and outcome.stopped_by != "interrupted":
+        print(f"stopped early: {outcome.stopped_by}", file=sys.stderr)
+    if outcome.pending:
+        why = "; ".join(
+            f"{count} {PENDING_REASONS.get(reason, reason)}"
+            for reason, count in outcome.pending_reasons().items()
+        )
+        print(f"{outcome.status}: {len(outcome.pending)} steps pending ({why})", file=sys.stderr)
+        shown = list(outcome.pending.items())[:_PENDING_SHOWN]
+        more = len(outcome.pending) - len(shown)
+        print(
+            "pending: "
+            + ", ".join(f"{uid} ({reason})" for uid, reason in shown)
+            + (f" and {more} more (results.json lists them)" if more > 0 else ""),
+            file=sys.stderr,
+        )
+    print(f"resume with: {shlex.join(command)}", file=sys.stderr)
 
 
 def print_outcome(results_json: Path) -> None:
@@ -188,6 +254,7 @@ def print_outcome(results_json: Path) -> None:
 
     results = load_results(results_json)
     print(f"agent: {results.agent}  model: {results.model}  status: {results.status}")
+    print(results.attempts.describe())
     print(format_score_report(results.score, [*results.data_notes]))
     print(format_diagnostics(results.diagnostics))
 

@@ -30,6 +30,17 @@ ErrorClass = Literal[
 ]
 #: error classes that mean the run itself is going wrong (they count toward --max-errors)
 RUN_ERRORS = frozenset({"model_error", "page_error", "agent_error"})
+#: a step whose last attempt ended so has no answer yet: it is *pending*, and the same command
+#: runs it again (an outage, an unreadable page or a recorded agent bug is not an answer; a
+#: wrong or unparseable answer is one)
+PENDING_CLASSES = RUN_ERRORS
+#: why a pending step is pending, in words
+PENDING_REASONS = {
+    "model_error": "the model failed after its retries",
+    "page_error": "the page could not be read",
+    "agent_error": "the agent raised an error (recorded by --record-agent-errors)",
+    "not_run": "not run yet",
+}
 
 
 class StepDiagnostics(BaseModel):

@@ -1,8 +1,10 @@
 """Turn a run folder's ``results.jsonl`` into predictions, scores and reports.
 
-``predictions.jsonl`` is what ``webagent score`` reads; ``results.json`` is scored from it
-against ``gold.jsonl`` (every step of the tasks the run covered; a step never run counts as
-a missing prediction), by the same code as ``webagent score``. The record types
+``predictions.jsonl`` (each step's final attempt, once) is what ``webagent score`` reads;
+``results.json`` is scored from it against ``gold.jsonl`` (every step of the tasks the run
+covered; a step never run counts as a missing prediction), by the same code as ``webagent
+score``. ``results.json`` also says how many attempts each step took and which steps are
+still pending (no answer yet: the same ``webagent eval`` command runs them again). The record types
 (``RunFiles``, ``RunResults``) live in :mod:`mind2web_eval.run_results`, which the reports
 import too.
 """
@@ -10,6 +12,7 @@ import too.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -20,13 +23,33 @@ from mind2web_eval.manifest import read_manifest
 from mind2web_eval.predictions import load_predictions
 from mind2web_eval.records import Prediction
 from mind2web_eval.report.html import write_html_report
-from mind2web_eval.run_results import RunFiles, RunResults, run_files
+from mind2web_eval.run_results import Attempts, RunFiles, RunResults, run_files
 from mind2web_eval.scoring import GoldStep, ScoringSettings, score_all
 from mind2web_eval.store import ResultStore
 from webagent.atomic import write_lines_atomic
 from webagent.errors import DatasetError
 
 __all__ = ["RunFiles", "RunResults", "finalize_run", "run_files", "score_run", "write_gold"]
+
+
+def count_attempts(gold: Iterable[GoldStep], store: ResultStore) -> Attempts:
+    """Attempts and pending steps of the data in ``gold``, as ``store`` holds them."""
+    attempts, failed = store.attempts(), store.pending
+    by_step: dict[str, int] = {}
+    pending: dict[str, str] = {}
+    for step in gold:
+        uid = step.action_uid
+        by_step[uid] = attempts.get(uid, 0)
+        if uid not in store:
+            pending[uid] = failed.get(uid, "not_run")
+    histogram = Counter(n for n in by_step.values() if n)
+    return Attempts(
+        steps_pending=len(pending),
+        pending_reasons=dict(Counter(pending.values()).most_common()),
+        pending_steps=pending,
+        histogram=dict(sorted(histogram.items())),
+        by_step=by_step,
+    )
 
 
 def write_gold(
@@ -65,7 +88,8 @@ def score_run(run_dir: Path, scoring: ScoringSettings) -> RunResults:
     diagnostics = _write_predictions(store, files.predictions)
     predictions: dict[str, Prediction]
     predictions, issues = load_predictions(files.predictions)
-    scores, unknown = score_all(read_gold(files.gold), predictions, scoring)
+    gold = read_gold(files.gold)
+    scores, unknown = score_all(gold, predictions, scoring)
     manifest = read_manifest(run_dir / "manifest.json")
     data_path = run_dir / "data.json"
     data = json.loads(data_path.read_text(encoding="utf-8")) if data_path.is_file() else {}
@@ -77,9 +101,11 @@ def score_run(run_dir: Path, scoring: ScoringSettings) -> RunResults:
         agent_settings=manifest.agent if manifest else {},
         model_settings=manifest.model if manifest else {},
         data={k: v for k, v in data.items() if k not in ("issues", "notes")},
+        stopped_by=manifest.stopped_by if manifest else None,
         protocol=scoring.describe(),
         score=build_report(scores, scoring, unknown),
         diagnostics=summarize(diagnostics),
+        attempts=count_attempts(gold, store),
         load_issues=[str(i) for i in issues]
         + [
             f"{i['file']}: task {i['task']}: field {i['field']}: {i['message']}"

@@ -31,12 +31,15 @@ PROTOCOL = {
 _IDENTITY = ("agent", "model_identity", "data_source")
 
 
+RunStatus = Literal["running", "complete", "incomplete", "aborted", "interrupted"]
+
+
 class Session(BaseModel):
     """One invocation of ``webagent eval`` on this run folder."""
 
     started_at: str
     finished_at: str | None = None
-    status: Literal["running", "complete", "aborted", "interrupted"] = "running"
+    status: RunStatus = "running"
     steps_run: int = 0
     steps_resumed: int = 0
     argv: list[str] = Field(default_factory=list)
@@ -45,7 +48,9 @@ class Session(BaseModel):
 class RunManifest(BaseModel):
     schema_version: int = SCHEMA_VERSION
     created_at: str = Field(default_factory=now)
-    status: Literal["running", "complete", "aborted", "interrupted"] = "running"
+    status: RunStatus = "running"
+    pending: int | None = Field(default=None, description="steps without an answer at the end")
+    stopped_by: str | None = Field(default=None, description="what ended the run early")
     agent: dict[str, Any]
     model: dict[str, Any]
     model_identity: dict[str, Any] = Field(description="backend + model name: fixed per run")

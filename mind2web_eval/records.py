@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from webagent.contracts import Op
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: step attempts (attempt, pending, stopped_by)
 SPLITS = ("train", "test_task", "test_website", "test_domain")
 
 

@@ -25,3 +25,4 @@ class StepRecord(BaseModel):
     error: str | None = None
     trace: StepTrace | None = None
     finished_at: str = ""
+    attempt: int = Field(default=1, ge=1, description="1 for a step's first attempt, then 2...")

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from mind2web_eval.aggregate import ScoreReport
-from mind2web_eval.diagnostics import DiagnosticsSummary
+from mind2web_eval.diagnostics import PENDING_REASONS, DiagnosticsSummary
 from mind2web_eval.records import SCHEMA_VERSION
 
 
@@ -20,6 +20,31 @@ class RunFiles(BaseModel):
     gold: Path
     results_json: Path
     report_html: Path
+
+
+class Attempts(BaseModel):
+    """How many attempts the steps took, and which steps have no answer yet."""
+
+    steps_pending: int = 0
+    pending_reasons: dict[str, int] = Field(
+        default_factory=dict, description="error class (or not_run) -> steps"
+    )
+    pending_steps: dict[str, str] = Field(
+        default_factory=dict, description="action_uid -> why it is pending"
+    )
+    histogram: dict[int, int] = Field(default_factory=dict, description="attempts -> steps")
+    by_step: dict[str, int] = Field(default_factory=dict, description="action_uid -> attempts")
+
+    def describe(self) -> str:
+        tries = ", ".join(f"{n} attempt{'s' * (n > 1)}: {k}" for n, k in self.histogram.items())
+        line = f"attempts per step: {tries or '-'}; pending steps: {self.steps_pending}"
+        if self.pending_reasons:
+            why = "; ".join(
+                f"{count} {PENDING_REASONS.get(reason, reason)}"
+                for reason, count in self.pending_reasons.items()
+            )
+            line += f" ({why})"
+        return line
 
 
 class RunResults(BaseModel):
@@ -33,9 +58,11 @@ class RunResults(BaseModel):
     agent_settings: dict[str, Any] = Field(default_factory=dict)
     model_settings: dict[str, Any] = Field(default_factory=dict)
     data: dict[str, Any] = Field(default_factory=dict)
+    stopped_by: str | None = None
     protocol: str = ""
     score: ScoreReport
     diagnostics: DiagnosticsSummary
+    attempts: Attempts = Field(default_factory=Attempts)
     load_issues: list[str] = Field(default_factory=list)
     data_notes: list[str] = Field(default_factory=list)
 

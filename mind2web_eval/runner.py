@@ -1,16 +1,25 @@
 """``webagent eval``: run an agent over a Mind2Web dataset, resumably, then score and report.
 
 Tasks stream from the data; steps run on a bounded thread pool (``workers`` steps in
-flight); each finished step is appended durably to ``results.jsonl`` before it counts, so a
-killed run loses at most the steps in flight, and the same command resumes it. A
-``max_errors`` limit ends a run whose model or pages keep failing. At the end (or on abort)
-the run folder gets ``predictions.jsonl``, ``gold.jsonl``, ``results.json`` and
-``report.html``, all made by the one scoring implementation.
+flight); each finished attempt is appended durably to ``results.jsonl`` before it counts, so
+a killed run loses at most the steps in flight, and the same command resumes it.
+
+A failed attempt is not a done step. A step whose model failed after its retries, or whose
+page could not be read, stays *pending*: the same command runs it again, and scoring uses
+each step's final attempt. The run is ``complete`` only when every step has an answer;
+otherwise it ends ``incomplete`` (with the pending steps and why). A circuit breaker ends a
+run early after ``max_consecutive_failures`` model failures in a row instead of burning
+through the split; ``max_errors`` ends one (``aborted``) after that many run errors in all.
+A bug in the agent stops the run (:class:`AgentBugError`, with the agent's traceback) unless
+``record_agent_errors`` records it and goes on. At the end the run folder gets
+``predictions.jsonl``, ``gold.jsonl``, ``results.json`` and ``report.html``, all made by the
+one scoring implementation.
 """
 
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -22,7 +31,7 @@ from tqdm import tqdm
 
 from mind2web_eval.data import DatasetSummary, iter_tasks
 from mind2web_eval.diagnostics import RUN_ERRORS
-from mind2web_eval.finalize import RunFiles, finalize_run, write_gold
+from mind2web_eval.finalize import RunFiles, count_attempts, finalize_run, write_gold
 from mind2web_eval.manifest import (
     PROTOCOL,
     RunManifest,
@@ -42,7 +51,12 @@ from webagent.contracts import Agent
 from webagent.gist.cache import GistCache
 from webagent.prompts import all_template_versions
 
-Status = Literal["complete", "aborted", "interrupted"]
+Status = Literal["complete", "incomplete", "aborted", "interrupted"]
+
+
+class AgentBugError(RuntimeError):
+    """The agent raised an exception on a step: the run stops with the agent's traceback
+    (deliberately not a :class:`~webagent.errors.WebAgentError`, which prints one line)."""
 
 
 class EvalSettings(BaseModel):
@@ -56,6 +70,12 @@ class EvalSettings(BaseModel):
     workers: int = Field(default=1, ge=1, description="steps in flight at once")
     max_errors: int | None = Field(
         default=None, ge=1, description="stop after this many model/page/agent errors"
+    )
+    max_consecutive_failures: int | None = Field(
+        default=5, ge=1, description="circuit breaker: stop after N model failures in a row"
+    )
+    record_agent_errors: bool = Field(
+        default=False, description="record an agent's exception as agent_error and go on"
     )
     scoring: ScoringSettings = Field(default_factory=ScoringSettings)
     report_steps: int = Field(default=300, ge=0, description="steps shown in full in the report")
@@ -75,10 +95,18 @@ class EvalSubject:
 
 class RunOutcome(BaseModel):
     status: Status
-    steps_run: int
-    steps_resumed: int
+    steps_run: int = Field(description="attempts made by this session")
+    steps_resumed: int = Field(description="steps already answered when it started")
     run_errors: int
+    pending: dict[str, str] = Field(
+        default_factory=dict, description="step (action_uid) -> why it has no answer yet"
+    )
+    stopped_by: str | None = Field(default=None, description="what ended the run early")
     files: RunFiles
+
+    def pending_reasons(self) -> dict[str, int]:
+        """How many steps are pending for each reason."""
+        return dict(Counter(self.pending.values()).most_common())
 
 
 @dataclass
@@ -89,6 +117,7 @@ class _Progress:
     element: float = 0.0
     errors: int = 0
     run_errors: int = 0
+    consecutive_model_failures: int = 0
     classes: dict[str, int] = field(default_factory=dict)
 
     def add(self, record: StepRecord, fresh: bool) -> None:
@@ -99,6 +128,10 @@ class _Progress:
         self.classes[kind] = self.classes.get(kind, 0) + 1
         if fresh:
             self.run_errors += kind in RUN_ERRORS
+            if kind == "model_error":
+                self.consecutive_model_failures += 1
+            elif record.diagnostics.calls:  # the model answered (a step without calls: no news)
+                self.consecutive_model_failures = 0
             self.bar.update(1)
         self.bar.set_postfix(
             step_sr=f"{self.success / self.steps:.3f}",
@@ -123,6 +156,8 @@ def _manifest(settings: EvalSettings, subject: EvalSubject) -> RunManifest:
             "limit_tasks": settings.limit,
             "workers": settings.workers,
             "max_errors": settings.max_errors,
+            "max_consecutive_failures": settings.max_consecutive_failures,
+            "record_agent_errors": settings.record_agent_errors,
         },
     )
 
@@ -142,7 +177,8 @@ def _open_manifest(settings: EvalSettings, subject: EvalSubject, argv: list[str]
 def _jobs(
     tasks: Iterator[Task], store: ResultStore, gold: list[GoldStep]
 ) -> Iterator[tuple[Task, int, GoldStep]]:
-    """Steps still to run; every step's gold is collected for the final scoring."""
+    """Steps still to run (never tried, or pending); every step's gold is collected for the
+    final scoring."""
     for task in tasks:
         steps = gold_steps(task)
         gold.extend(steps)  # whole tasks, even when a run stops in the middle of one
@@ -151,41 +187,78 @@ def _jobs(
                 yield task, index, step_gold
 
 
+def _run_step(
+    settings: EvalSettings, agent: Agent, task: Task, index: int, gold: GoldStep
+) -> StepRecord:
+    try:
+        return run_step(
+            agent,
+            task,
+            index,
+            gold,
+            settings.scoring,
+            record_agent_errors=settings.record_agent_errors,
+        )
+    except Exception as exc:
+        raise AgentBugError(
+            f"the agent raised {type(exc).__name__} on step {gold.action_uid} (task "
+            f"{task.annotation_id}): {exc}. The run stopped; the steps already written are "
+            "kept and the same command resumes. Fix the agent, or pass --record-agent-errors "
+            "to record such steps as agent_error and go on"
+        ) from exc
+
+
 def _execute(
     settings: EvalSettings,
     subject: EvalSubject,
     jobs: Iterator[tuple[Task, int, GoldStep]],
     store: ResultStore,
     progress: _Progress,
-) -> Status:
+) -> tuple[Status, str | None]:
+    """Run the jobs; (status so far, what stopped the run early or None)."""
+
     def record(done: set[Future[StepRecord]]) -> None:
         for future in done:
-            step_record = future.result()
-            if store.append(step_record):
-                progress.add(step_record, fresh=True)
+            stored = store.append(future.result())
+            if stored is not None:
+                progress.add(stored, fresh=True)
 
-    def over_limit() -> bool:
-        return settings.max_errors is not None and progress.run_errors >= settings.max_errors
+    def stop_reason() -> str | None:
+        limit = settings.max_consecutive_failures
+        if limit is not None and progress.consecutive_model_failures >= limit:
+            return (
+                f"circuit breaker: {progress.consecutive_model_failures} model failures in a "
+                f"row (--max-consecutive-failures {limit})"
+            )
+        if settings.max_errors is not None and progress.run_errors >= settings.max_errors:
+            return f"--max-errors {settings.max_errors} reached"
+        return None
 
     pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="webagent-eval")
     pending: set[Future[StepRecord]] = set()
     try:
         for task, index, gold in jobs:
-            if over_limit():
+            if stop_reason():
                 break
-            pending.add(pool.submit(run_step, subject.agent, task, index, gold, settings.scoring))
+            pending.add(pool.submit(_run_step, settings, subject.agent, task, index, gold))
             if len(pending) >= settings.workers:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 record(done)
         record(wait(pending).done)
-        if over_limit():
-            for _ in jobs:  # read the rest of the data: its steps count as missing
+        reason = stop_reason()
+        if reason:
+            for _ in jobs:  # read the rest of the data: its steps count as pending
                 pass
     except KeyboardInterrupt:
         pool.shutdown(wait=False, cancel_futures=True)
-        return "interrupted"
+        return "interrupted", "interrupted"
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
     pool.shutdown(wait=True)
-    return "aborted" if over_limit() else "complete"
+    if reason and reason.startswith("--max-errors"):
+        return "aborted", reason
+    return "complete", reason
 
 
 def run_eval(
@@ -205,24 +278,35 @@ def run_eval(
     )
     progress = _Progress(bar=bar)
     for old in store.records():
-        progress.add(old, fresh=False)
+        if old.action_uid in store:  # a pending step's failed attempt is not counted
+            progress.add(old, fresh=False)
     summary = DatasetSummary(source=settings.data)
     gold: list[GoldStep] = []
     tasks = iter_tasks(settings.data, summary, limit=settings.limit)
+    session = manifest.sessions[-1]
     try:
-        status = _execute(settings, subject, _jobs(tasks, store, gold), store, progress)
+        status, stopped_by = _execute(settings, subject, _jobs(tasks, store, gold), store, progress)
+    except AgentBugError:
+        session.finished_at, session.status = now(), "aborted"
+        manifest.status = "aborted"
+        write_manifest(settings.out / "manifest.json", manifest)
+        raise
     finally:
         bar.close()
-    write_gold(settings.out, gold, summary, complete=status == "complete")
-    session = manifest.sessions[-1]
+    pending = count_attempts(gold, store).pending_steps if status != "interrupted" else {}
+    if status == "complete" and pending:
+        status = "incomplete"
+    write_gold(settings.out, gold, summary, complete=status != "interrupted")
     session.finished_at, session.status = now(), status
     session.steps_run, session.steps_resumed = progress.steps - resumed, resumed
     manifest.status = status
     manifest.data = {
         **summary.model_dump(mode="json", exclude={"files", "issues"}),
         "issues": len(summary.issues),
-        "complete": status == "complete",
+        "complete": status != "interrupted",
     }
+    manifest.pending = len(pending)
+    manifest.stopped_by = stopped_by
     if subject.gist_cache is not None:
         manifest.gist_cache = {"path": str(subject.gist_cache.path), **subject.gist_cache.stats()}
     write_manifest(settings.out / "manifest.json", manifest)
@@ -232,5 +316,7 @@ def run_eval(
         steps_run=progress.steps - resumed,
         steps_resumed=resumed,
         run_errors=progress.run_errors,
+        pending=pending,
+        stopped_by=stopped_by,
         files=files,
     )

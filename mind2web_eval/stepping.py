@@ -1,7 +1,10 @@
 """Run one agent step on one Mind2Web step and turn it into a :class:`StepRecord`.
 
 The agent sees the step's ``cleaned_html`` and the gold history (``action_reprs[:i]``).
-Whatever goes wrong becomes part of the record (an error class), never an exception.
+A failing model or an unreadable page becomes part of the record (an error class; the step
+is then pending, see :mod:`mind2web_eval.store`). A bug in the agent (an exception out of
+``agent.step``) is raised, so that the run stops with its traceback, unless
+``record_agent_errors`` asks to record it as ``agent_error`` and go on.
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ from mind2web_eval.scoring import GoldStep, ScoringSettings, score_step
 from webagent.contracts import Agent, Observation, StepTrace
 from webagent.errors import WebAgentError
 
-# what a bug in page handling may raise on a strange page: recorded as ``agent_error`` so
-# that one page does not end a long run (the --max-errors limit still stops a broken one)
+# what a bug in page handling may raise on a strange page: with ``record_agent_errors`` it is
+# recorded as ``agent_error`` so that one page does not end a long run
 _STEP_FAILURES = (WebAgentError, ValueError, LookupError, RuntimeError, SyntaxError)
 
 
-def _observe(agent: Agent, task: Task, index: int) -> tuple[StepTrace | None, str | None, str]:
+def _observe(
+    agent: Agent, task: Task, index: int, record_agent_errors: bool
+) -> tuple[StepTrace | None, str | None, str]:
     """(trace, run error class, error message)."""
     step = task.actions[index]
     if step.cleaned_html is None:
@@ -29,6 +34,9 @@ def _observe(agent: Agent, task: Task, index: int) -> tuple[StepTrace | None, st
         previous_actions=task.previous_actions(index),
         html=step.cleaned_html,
     )
+    if not record_agent_errors:
+        trace = agent.step(observation)
+        return trace, None, trace.error or ""
     try:
         trace = agent.step(observation)
     except _STEP_FAILURES as exc:
@@ -37,9 +45,15 @@ def _observe(agent: Agent, task: Task, index: int) -> tuple[StepTrace | None, st
 
 
 def run_step(
-    agent: Agent, task: Task, index: int, gold: GoldStep, scoring: ScoringSettings
+    agent: Agent,
+    task: Task,
+    index: int,
+    gold: GoldStep,
+    scoring: ScoringSettings,
+    *,
+    record_agent_errors: bool = False,
 ) -> StepRecord:
-    trace, run_error, error = _observe(agent, task, index)
+    trace, run_error, error = _observe(agent, task, index, record_agent_errors)
     action = trace.action if trace is not None else None
     prediction = Prediction(
         annotation_id=task.annotation_id,

@@ -59,6 +59,12 @@ class EvalSection(_Section):
     data: str | None = Field(default=None, description="Mind2Web data: folder, JSON(L), hf:")
     limit: int | None = Field(default=None, ge=1, description="first N tasks")
     max_errors: int | None = Field(default=None, ge=1, description="stop after N run errors")
+    max_consecutive_failures: int = Field(
+        default=5, ge=0, description="circuit breaker: end the run after N model failures in a row"
+    )
+    record_agent_errors: bool = Field(
+        default=False, description="record an exception inside the agent and go on"
+    )
     report_steps: int = Field(default=300, ge=0, description="steps shown in the HTML report")
     progress: bool = True
     missing_gold: Literal["fail", "skip"] = "fail"

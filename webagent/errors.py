@@ -31,9 +31,17 @@ class PromptError(WebAgentError):
 
 
 class ModelError(WebAgentError):
-    """A model backend failed. ``transient`` errors are retried by the model wrapper."""
+    """A model backend failed. ``transient`` errors are retried by the model wrapper.
+
+    ``retry_after_s`` is how long the endpoint asked us to wait (its ``Retry-After`` header on
+    a 429 or 503), when it said; the retry policy waits at least that long.
+    """
 
     transient: bool = False
+
+    def __init__(self, *args: object, retry_after_s: float | None = None) -> None:
+        super().__init__(*args)
+        self.retry_after_s = retry_after_s
 
 
 class TransientModelError(ModelError):

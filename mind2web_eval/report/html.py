@@ -65,7 +65,8 @@ def summary_html(results: RunResults) -> str:
     facts = [
         ("agent", results.agent),
         ("model", results.model),
-        ("status", results.status),
+        ("status", results.status + (f" ({results.stopped_by})" if results.stopped_by else "")),
+        ("attempts", results.attempts.describe()),
         ("task success", f"{_with_ci(agg, 'task_sr', agg.task_sr)} % of {agg.tasks} tasks"),
         (
             "steps",
@@ -231,6 +232,10 @@ def _verdict(score: StepScore) -> str:
     return f"element {element}, op F1 {score.op_f1:.2f}"
 
 
+def _attempt(record: StepRecord) -> str:
+    return "" if record.attempt == 1 else f" · attempt {record.attempt}"
+
+
 def step_html(record: StepRecord) -> str:
     items = "".join(f"<li>{esc(a)}</li>" for a in record.previous_actions)
     previous = f"<ol>{items}</ol>" if items else "<p>(none: first step)</p>"
@@ -242,7 +247,7 @@ def step_html(record: StepRecord) -> str:
         website=esc(record.gold.website),
         task_id=esc(record.annotation_id),
         step_number=esc(record.step_index + 1),
-        verdict=esc(_verdict(record.score)),
+        verdict=esc(_verdict(record.score) + _attempt(record)),
         task=esc(record.task),
         previous=previous,
         gold=gold,

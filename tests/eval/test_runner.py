@@ -119,14 +119,25 @@ def test_max_errors_stops_a_failing_run_and_a_rerun_finishes(
     assert results.status == "aborted"
     assert results.score.counts.missing_predictions == 10 - len(stored_uids(out))
     assert results.diagnostics.error_classes == {"model_error": len(stored_uids(out))}
-    # model_error steps stay recorded (errors are data); a fixed model runs the rest
+    failed = stored_uids(out)
+    assert results.attempts.steps_pending == 10  # a model error is not an answer
+    assert outcome.pending == {uid: "model_error" for uid in failed} | {
+        uid: "not_run" for uid in outcome.pending if uid not in failed
+    }
+    # the failed attempts stay recorded (audit); a fixed model runs them again and the rest
     tasks, _ = load_tasks(raw_folder)
     again = run_eval(
         settings_for(raw_folder, out), subject(oracle_model(Oracle(tasks)), "raw-html")
     )
-    assert again.status == "complete"
-    assert again.steps_run + again.steps_resumed == 10
-    assert len(stored_uids(out)) == len(set(stored_uids(out))) == 10
+    assert (again.status, again.steps_run, again.steps_resumed, again.pending) == (
+        "complete", 10, 0, {}
+    )  # fmt: skip
+    assert sorted(stored_uids(out)) == sorted(failed + sorted({*stored_uids(out)}))
+    results = RunResults.model_validate_json(again.files.results_json.read_text())
+    assert results.attempts.steps_pending == 0
+    assert results.attempts.histogram == {1: 10 - len(failed), 2: len(failed)}
+    classes = results.diagnostics.error_classes  # of each step's final attempt
+    assert "model_error" not in classes and sum(classes.values()) == 10
 
 
 def test_concurrent_steps_each_run_once(raw_folder: Path, tmp_path: Path) -> None:

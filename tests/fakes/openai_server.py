@@ -4,7 +4,8 @@ Each chat request takes the next behaviour from ``script`` (then ``default``):
 
 ``ok``         a valid chat completion whose content is ``reply``
 ``500``        HTTP 500 with an OpenAI-style error body
-``429``        HTTP 429 (rate limited)
+``429``        HTTP 429 (rate limited), with ``Retry-After: retry_after`` when that is set
+``503``        HTTP 503 (overloaded), with ``Retry-After`` likewise
 ``400``        HTTP 400 (a bad request)
 ``401``        HTTP 401 (bad API key)
 ``context``    HTTP 400 saying the prompt exceeds the context length
@@ -12,6 +13,15 @@ Each chat request takes the next behaviour from ``script`` (then ``default``):
 ``garbage``    HTTP 200 with a body that is not JSON
 ``truncated``  HTTP 200 announcing more bytes than it sends, then closes the connection
 ``no_choices`` HTTP 200, valid JSON without choices
+
+A response after which the server closes the connection (``garbage``, ``truncated``, ``hang``)
+says ``Connection: close``, so that the client never reuses a socket the server has dropped
+(reusing one raced with the close: "Server disconnected without sending a response").
+
+``answer`` (a function of the request body) replaces the fixed ``reply``; ``down`` is an
+event that, while set, makes every chat request answer ``500`` (an outage a test switches on
+and off); ``delay_s`` holds each chat request that long; ``peak_in_flight`` is the most chat
+requests the server was handling at once.
 
 ``reject_json_schema`` makes it answer 500 to ``response_format.type == "json_schema"`` (as
 llama-cpp-python's server does). ``tokenizer`` picks which tokenize endpoint exists.
@@ -21,7 +31,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
@@ -39,14 +50,24 @@ class FakeOpenAIServer:
         reject_json_schema: bool = False,
         tokenizer: Tokenizer = None,
         n_ctx: int | None = None,
+        answer: Callable[[dict[str, Any]], str] | None = None,
+        delay_s: float = 0.0,
+        retry_after: str | None = None,
     ) -> None:
         self.script = list(script)
+        self.answer = answer
+        self.delay_s = delay_s
+        self.retry_after = retry_after
+        self.down = threading.Event()
+        self.in_flight = 0
+        self.peak_in_flight = 0
         self.default = default
         self.reply = reply
         self.reject_json_schema = reject_json_schema
         self.tokenizer = tokenizer
         self.n_ctx = n_ctx
         self.chat_requests: list[dict[str, Any]] = []
+        self.chat_clients: list[tuple[str, int]] = []  # (host, port) each request came from
         self.paths: list[str] = []
         self.stopping = threading.Event()
         self._lock = threading.Lock()
@@ -74,10 +95,27 @@ class FakeOpenAIServer:
         with self._lock:
             self.chat_requests.append(body)
             behaviour = self.script.pop(0) if self.script else self.default
+        if self.down.is_set():
+            return "500"
         response_format = body.get("response_format") or {}
         if self.reject_json_schema and response_format.get("type") == "json_schema":
             return "500"
         return behaviour
+
+    def reply_to(self, body: dict[str, Any]) -> str:
+        return self.answer(body) if self.answer is not None else self.reply
+
+    @contextmanager
+    def handling(self) -> Iterator[None]:
+        """Count one chat request in flight while it is handled."""
+        with self._lock:
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.in_flight -= 1
 
 
 def _completion(reply: str, model: str) -> dict[str, Any]:
@@ -113,6 +151,8 @@ def _handler_for(fake: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
+            if status in (429, 503) and fake.retry_after is not None:
+                self.send_header("Retry-After", fake.retry_after)
             self.end_headers()
             self.wfile.write(body)
 
@@ -134,7 +174,11 @@ def _handler_for(fake: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             fake.paths.append(self.path)
             body = self._body()
             if self.path == "/v1/chat/completions":
-                self._chat(fake.next_behaviour(body), str(body.get("model")))
+                fake.chat_clients.append(self.client_address)
+                with fake.handling():
+                    if fake.delay_s:
+                        fake.stopping.wait(fake.delay_s)
+                    self._chat(fake.next_behaviour(body), body)
             elif self.path == "/extras/tokenize/count" and fake.tokenizer == "llama-cpp-python":
                 self._send(200, {"count": len(str(body.get("input", "")).split())})
             elif self.path == "/tokenize" and fake.tokenizer == "llama.cpp":
@@ -142,16 +186,17 @@ def _handler_for(fake: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(404, _error(404, f"no {self.path}"))
 
-        def _chat(self, behaviour: str, model: str) -> None:
+        def _chat(self, behaviour: str, body: dict[str, Any]) -> None:
+            model = str(body.get("model"))
             if behaviour == "ok":
-                self._send(200, _completion(fake.reply, model))
-            elif behaviour in ("500", "429", "400", "401"):
+                self._send(200, _completion(fake.reply_to(body), model))
+            elif behaviour in ("500", "503", "429", "400", "401"):
                 self._send(int(behaviour), _error(int(behaviour), f"scripted {behaviour}"))
             elif behaviour == "context":
                 self._send(400, _error(400, "This model's maximum context length is 8 tokens"))
             elif behaviour == "hang":
                 fake.stopping.wait(HANG_LIMIT_S)
-                self.close_connection = True
+                self.close_connection = True  # nothing was sent: the client timed out
             elif behaviour == "garbage":
                 self._raw(b"<html>502 Bad Gateway</html>", announced=None)
             elif behaviour == "truncated":
@@ -165,6 +210,7 @@ def _handler_for(fake: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(announced or len(body)))
+            self.send_header("Connection", "close")  # announced, so no client reuses it
             self.end_headers()
             self.wfile.write(body)
             self.wfile.flush()

@@ -1,6 +1,8 @@
 """Fault suite for offline evaluation: a failing endpoint, junk answers and a full disk.
 
-Every run must end, every step must be recorded once with its error class, and a run that
+Every run must end. A failing endpoint is an outage, not a wrong answer: the run ends
+`incomplete` with every step it tried recorded once as `model_error` and pending (the same
+command runs them again). Junk answers are answers (the run is `complete`). A run that
 stopped on a write error must resume to completion without counting a step twice.
 """
 
@@ -40,7 +42,7 @@ def http_model(base_url: str) -> Model:
 
 
 def evaluate(
-    model: Model, out: Path, agent: str = "raw-html", **extra: Any
+    model: Model, out: Path, agent: str = "raw-html", status: str = "complete", **extra: Any
 ) -> list[dict[str, Any]]:
     settings = AgentSettings(agent=agent, context_budget=2048)  # type: ignore[arg-type]
     subject = EvalSubject(
@@ -53,19 +55,24 @@ def evaluate(
         data=str(DATA), out=out, scoring=ScoringSettings(bootstrap=20), progress=False, **extra
     )
     outcome = run_eval(run, subject)
-    assert outcome.status == "complete"
+    assert outcome.status == status
+    if status == "incomplete":  # every step of the data is pending: none has an answer
+        results = json.loads((out / "results.json").read_text())
+        assert results["attempts"]["steps_pending"] == len(outcome.pending) > 0
+        assert set(outcome.pending.values()) == {"model_error"}
     return [json.loads(line) for line in (out / "results.jsonl").open()]
 
 
 @pytest.mark.parametrize("fault", ["refused", "500", "429", "hang", "garbage", "truncated"])
-def test_a_failing_endpoint_ends_the_run_with_every_step_recorded(
+def test_a_failing_endpoint_ends_the_run_incomplete_with_every_step_recorded(
     fault: str, tmp_path: Path
 ) -> None:
+    out = tmp_path / "run"
     if fault == "refused":
-        records = evaluate(http_model(closed_port_url()), tmp_path / "run", limit=1)
+        records = evaluate(http_model(closed_port_url()), out, status="incomplete", limit=1)
     else:
         with FakeOpenAIServer(default=fault) as fake:
-            records = evaluate(http_model(fake.base_url), tmp_path / "run", limit=1)
+            records = evaluate(http_model(fake.base_url), out, status="incomplete", limit=1)
     assert records, "no step was recorded"
     uids = [r["action_uid"] for r in records]
     assert len(uids) == len(set(uids))

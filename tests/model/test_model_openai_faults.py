@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from email.utils import formatdate
 from typing import Any
 
 import pytest
@@ -17,7 +18,8 @@ from webagent.errors import (
     RateLimitError,
     TransientModelError,
 )
-from webagent.model import Message, Model, ModelSettings, Request, build_model
+from webagent.model import Message, Model, ModelSettings, Request, RetryPolicy, build_model
+from webagent.model.openai_errors import parse_retry_after
 
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
 
@@ -199,3 +201,50 @@ def test_recording_through_faults_keeps_only_answers(tmp_path) -> None:
     entries = [json.loads(line) for line in cassette.read_text().splitlines()]
     assert [e["kind"] for e in entries] == ["header", "completion"]
     assert entries[1]["completion"]["text"] == "kept"
+
+
+@pytest.mark.parametrize("fault", ["429", "503"])
+def test_retry_after_is_honoured_and_capped(fault: str) -> None:
+    sleeps: list[float] = []
+    with (
+        FakeOpenAIServer([fault, fault, "ok"], retry_after="7") as fake,
+        model_for(fake.base_url, sleeps) as model,
+    ):
+        assert model.generate(ask()).attempts == 3
+    assert len(sleeps) == 2 and all(s >= 7 for s in sleeps), sleeps
+    sleeps.clear()
+    with (
+        FakeOpenAIServer([fault, "ok"], retry_after="86400") as fake,
+        model_for(fake.base_url, sleeps) as model,
+    ):
+        model.generate(ask())
+    assert sleeps == [RetryPolicy().max_retry_after_s]  # a day is capped
+
+
+def test_without_retry_after_the_usual_backoff_applies() -> None:
+    sleeps: list[float] = []
+    with FakeOpenAIServer(["503", "ok"]) as fake, model_for(fake.base_url, sleeps) as model:
+        model.generate(ask())
+    assert len(sleeps) == 1 and sleeps[0] <= RetryPolicy().base_delay_s
+
+
+def test_retry_after_reads_seconds_and_http_dates() -> None:
+    now = 1_700_000_000.0
+    date = formatdate(now + 42, usegmt=True)
+    assert parse_retry_after("3", now) == 3.0
+    assert parse_retry_after(" 1.5 ", now) == 1.5
+    assert parse_retry_after(date, now) == pytest.approx(42.0)
+    assert parse_retry_after(formatdate(now - 60, usegmt=True), now) == 0.0
+    assert parse_retry_after("-4", now) == 0.0
+    for unreadable in (None, "", "soon", "Tue, 99 Foo 2026"):
+        assert parse_retry_after(unreadable, now) is None
+
+
+def test_a_connection_the_server_closes_is_not_reused() -> None:
+    """The keep-alive race: after a response the server ends by closing its socket, the retry
+    must reach the server on a new connection (it once raced the close and was lost)."""
+    with FakeOpenAIServer(["garbage", "truncated", "ok"]) as fake:
+        with model_for(fake.base_url) as model:
+            assert model.generate(ask()).attempts == 3
+        assert len(fake.chat_requests) == 3
+        assert len(set(fake.chat_clients)) == 3  # three connections, one per attempt

@@ -57,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=getattr(logging, args.log_level.upper()), format="%(levelname)s %(name)s: %(message)s"
     )
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # what resumes a run
     try:
         result: int = args.func(args)
     except WebAgentError as exc:

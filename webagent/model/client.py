@@ -1,9 +1,11 @@
-"""``Model``: the one wrapper around any backend. It owns retries, timeouts and usage."""
+"""``Model``: the one wrapper around any backend. It owns retries, timeouts, usage and the
+one limit on requests in flight at its endpoint."""
 
 from __future__ import annotations
 
 import logging
 import random
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -21,8 +23,15 @@ class Model:
     """Calls a :class:`Backend` with timeouts, retries and usage accounting.
 
     Transient errors (5xx, timeouts, connection errors) are retried with exponential backoff
-    and jitter, rate limits (429) with a longer one; fatal errors are raised at once. ``sleep``
-    and ``rng`` are injectable so that tests run without waiting.
+    and jitter, rate limits (429) with a longer one, and never sooner than a ``Retry-After``
+    the endpoint sent; fatal errors are raised at once. ``sleep`` and ``rng`` are injectable
+    so that tests run without waiting.
+
+    The model holds the only concurrency limit of its endpoint: a semaphore of
+    ``backend.max_concurrency`` slots (the ``concurrency`` setting), taken around each
+    ``backend.complete`` and nowhere else (not while waiting to retry). Every caller shares it:
+    evaluation workers, gist fan-out (:meth:`map_generate`) inside each of them, and any other
+    thread, so that no more than ``concurrency`` requests are ever in flight at once.
     """
 
     def __init__(
@@ -38,6 +47,7 @@ class Model:
         self._sleep = sleep
         self._rng = rng or random.Random()
         self._ledger = UsageLedger()
+        self._slots = threading.BoundedSemaphore(self.max_concurrency)
 
     # --- what the model is -------------------------------------------------------------
     @property
@@ -74,7 +84,8 @@ class Model:
         while True:
             attempt += 1
             try:
-                completion = self._backend.complete(request, self._policy.timeout_s)
+                with self._slots:
+                    completion = self._backend.complete(request, self._policy.timeout_s)
             except ModelError as exc:
                 if not exc.transient or attempt > self._policy.max_retries:
                     self._count_failure(request, attempt)
@@ -99,7 +110,8 @@ class Model:
             return completion
 
     def map_generate(self, requests: Sequence[Request]) -> list[Completion | ModelError]:
-        """Answer many requests, up to ``max_concurrency`` at once, in order.
+        """Answer many requests, up to ``max_concurrency`` at once (shared with every other
+        caller of this model), in order.
 
         A request that fails after its retries yields its :class:`ModelError` in place of a
         completion; the others go on.

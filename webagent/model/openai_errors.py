@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+from email.utils import parsedate_to_datetime
 
 from pydantic import ValidationError
 
@@ -30,7 +32,10 @@ def classify_openai_error(exc: Exception, where: str) -> ModelError:
         cause = exc.__cause__ or exc
         return TransientModelError(f"connection to {where} failed: {cause}")
     if isinstance(exc, openai.APIStatusError):
-        return _by_status(exc.status_code, _detail(exc), where)
+        error = _by_status(exc.status_code, _detail(exc), where)
+        if exc.status_code in (429, 503):
+            error.retry_after_s = parse_retry_after(exc.response.headers.get("retry-after"))
+        return error
     if isinstance(exc, openai.APIResponseValidationError | ValidationError | ValueError):
         # json.JSONDecodeError is a ValueError: a garbage or truncated body
         return TransientModelError(f"{where} sent an answer that cannot be read: {exc}")
@@ -52,6 +57,27 @@ def _by_status(status: int, detail: str, where: str) -> ModelError:
     if any(word in detail.lower() for word in _CONTEXT_WORDS):
         return FatalModelError(f"{said}; the prompt is too long for the model's context")
     return FatalModelError(said)
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds a ``Retry-After`` header asks for: a number of seconds or an HTTP date.
+
+    None when absent or unreadable (then the usual backoff applies); never negative.
+    """
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:  # an HTTP date is GMT
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 def _detail(exc: Exception) -> str:
