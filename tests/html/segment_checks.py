@@ -33,11 +33,18 @@ def visible_interactive_ids(root: etree._Element) -> list[str]:
 
 
 def _dropped(el: etree._Element) -> bool:
+    """Inside a dropped subtree, or invisible by inherited CSS visibility (the nearest element
+    up the tree whose style sets visibility decides)."""
     node: etree._Element | None = el
+    visible: bool | None = None
     while node is not None:
         attrs = {k: v for k, v in node.attrib.items() if k in rules.WATCHED_ATTRS}
         if node.tag in rules.DROP_TAGS or rules.is_hidden(node.tag, attrs):
             return True
+        if visible is None:
+            visible = rules.visibility(attrs)
+            if visible is False:
+                return True
         parent = node.getparent()
         if parent is not None and parent.tag in rules.OPAQUE_TAGS:
             return True

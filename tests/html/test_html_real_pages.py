@@ -46,10 +46,10 @@ def test_real_page(path: Path) -> None:
     if planned.page_tokens <= 0.9 * capacity:  # only an indivisible element may be over
         for fragment in planned.fragments:
             assert not fragment.oversized or indivisible(page, fragment, plan), fragment.index
-    else:  # too big for 8K: fragments grow evenly, and say so
+    else:  # too big for 8K: fragments grow (cut at stable anchors, so not evenly), and say so
         assert not planned.fits_budget and planned.overflow
         largest = max(f.tokens for f in planned.fragments)
-        assert largest <= 1.5 * planned.page_tokens / plan.max_fragments + plan.max_fragment_tokens
+        assert largest <= 3 * planned.page_tokens / plan.max_fragments + plan.max_fragment_tokens
 
 
 def test_mind2web_candidates_survive_cleaning(shared_dir: Path) -> None:

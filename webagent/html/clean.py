@@ -138,6 +138,7 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
         page.height,
     )
     stack: list[int] = [-1]  # open elements, under a sentinel for "no parent"
+    shown: list[bool] = [True]  # their inherited CSS visibility, beside them
     watched, drop, text_tags, opaque = (
         rules.WATCHED_ATTRS,
         rules.DROP_TAGS,
@@ -157,6 +158,7 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
                 separate = True
             else:
                 index = stack.pop()
+                shown.pop()
                 if kept[index]:  # interactive, salient or (set below) with own text
                     tag = tags[index]
                     pieces[p_open[index]] = open_tag(tag, ids[index], attrs_of[index])
@@ -172,7 +174,7 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
                 if up >= 0 and height[index] > height[up]:
                     height[up] = height[index]
             tail = el.tail
-            if tail and stack[-1] >= 0 and not tail.isspace():
+            if tail and stack[-1] >= 0 and shown[-1] and not tail.isspace():
                 up = stack[-1]
                 # the tail of an element that left no tag behind needs a separator of its own
                 lead = (not _after_open(pieces, p_open[up])) if separate else None
@@ -188,13 +190,23 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
             if watched.isdisjoint(el.keys())
             else {k: v for k, v in el.items() if k in watched}
         )
+        visible = shown[-1]
+        if attrs and "style" in attrs:
+            own = rules.visibility(attrs)
+            visible = visible if own is None else own
         if (
             tag in drop
             or (tag in text_tags and stack[-1] >= 0)
             or not isinstance(tag, str)
             or (attrs and rules.is_hidden(tag, attrs))
+            or (not visible and not _may_show(el))
         ):
-            if tag in text_tags and stack[-1] >= 0 and not (attrs and rules.is_hidden(tag, attrs)):
+            if (
+                tag in text_tags
+                and stack[-1] >= 0
+                and visible
+                and not (attrs and rules.is_hidden(tag, attrs))
+            ):
                 _mind2web_text(page, stack[-1], el.text)
             skipped = True
             if len(el):
@@ -204,7 +216,10 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
         index = len(tags)
         tags.append(tag)
         ids.append(attrs.get(id_attr) or f"n{ordinal}" if attrs else f"n{ordinal}")
-        if attrs:
+        if not visible:  # visibility: hidden, with a descendant that may be visible again
+            active = False
+            kept.append(False)
+        elif attrs:
             active = tag in active_tags or rules.is_interactive(tag, attrs)
             kept.append(active or keep_wrappers or rules.has_keeping_attr(attrs))
         else:
@@ -222,13 +237,14 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
         pieces.append("")
         owner.append(index)
         stack.append(index)
+        shown.append(visible)
         if tag in opaque:
             if len(el):
                 ordinal += int(el.xpath("count(descendant::*)"))
             walker.skip_subtree()
             continue
         text = el.text
-        if text and not text.isspace():
+        if text and visible and not text.isspace():
             pieces.append(_text_piece(text, lead=False))
             owner.append(index)
             kept[index] = True
@@ -236,6 +252,12 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
     page.kept_starts = [p_open[i] for i in page.kept_nodes]
     page.kept_before = [0, *accumulate(kept)]
     return page
+
+
+# a descendant whose inline style names visibility (the only way back from visibility: hidden)
+_may_show = etree.XPath(
+    "boolean(descendant::*[contains(translate(@style, 'VISBLTY', 'visblty'), 'visibility')])"
+)
 
 
 def _mind2web_text(page: CleanPage, up: int, text: str | None) -> None:

@@ -7,8 +7,10 @@
 * :func:`merge_to_count`: while there are more than ``limit`` groups, merge the adjacent pair
   with the fewest tokens together, as long as the pair fits ``cap`` (a heap; O(n log n)).
 * :func:`pack`: the fewest-largest split of units into at most ``limit`` contiguous groups
-  (binary search on the largest group size; each probe is one greedy pass). Used only when a
-  fragment count must be met at the cost of fragment size.
+  (binary search on the largest group size; each probe is one greedy pass). Used only when
+  the count can still be met within ``max_tokens`` this way; it depends on the whole page, so
+  when fragments must grow past ``max_tokens`` anyway, :mod:`webagent.html.anchors` regroups
+  the units instead, at boundaries that stay put across small changes.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ class PathNamer:
         pieces = page.pieces
         first = next((i for i in range(start, stop) if pieces[i]), start)
         last = next((i for i in range(stop - 1, start - 1, -1) if pieces[i]), stop - 1)
-        node = _common_ancestor(page, page.owner[first], page.owner[last])
+        node = common_ancestor(page, page.owner[first], page.owner[last])
         if page.kept[node] and page.p_open[node] >= start and page.p_end[node] <= stop:
             node = page.parent[node]  # the fragment shows this element's own tag
         shown = self._chain(node)
@@ -68,7 +68,8 @@ def describe(page: CleanPage, node: int) -> str:
     return out
 
 
-def _common_ancestor(page: CleanPage, a: int, b: int) -> int:
+def common_ancestor(page: CleanPage, a: int, b: int) -> int:
+    """The lowest element holding both nodes ``a`` and ``b``."""
     depth, parent = page.depth, page.parent
     while depth[a] > depth[b]:
         a = parent[a]

@@ -8,7 +8,7 @@ attribute; every other element is a pure wrapper and is unwrapped from the rende
 
 from __future__ import annotations
 
-import re
+from webagent.html.css import style_effect
 
 ID_ATTR = "backend_node_id"
 
@@ -65,17 +65,23 @@ KEEPING_ATTRS = frozenset(SHOWN_ATTRS) - BOOLEAN_ATTRS - {"type"}
 WATCHED_ATTRS = frozenset(SHOWN_ATTRS) | {"hidden", "aria-hidden", "style", "id", ID_ATTR}
 MAX_ATTR_CHARS = 100
 
-_HIDING_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
-
 
 def is_hidden(tag: str, attrs: dict[str, str]) -> bool:
-    """Invisible by markup alone: hidden, aria-hidden, inline display/visibility, hidden input."""
+    """Invisible with everything inside, by markup alone: hidden, aria-hidden, a hidden input,
+    an inline ``display: none``. (``visibility`` is inherited and may be undone below: see
+    :func:`visibility`.)"""
     if "hidden" in attrs or attrs.get("aria-hidden", "").strip().lower() == "true":
         return True
     if tag == "input" and attrs.get("type", "").strip().lower() == "hidden":
         return True
     style = attrs.get("style")
-    return style is not None and _HIDING_STYLE.search(style) is not None
+    return style is not None and style_effect(style).display_none
+
+
+def visibility(attrs: dict[str, str]) -> bool | None:
+    """The inline ``visibility`` of an element: False hidden, True visible, None inherited."""
+    style = attrs.get("style")
+    return None if style is None else style_effect(style).visible
 
 
 def is_interactive(tag: str, attrs: dict[str, str]) -> bool:

@@ -9,8 +9,10 @@
 4. If there are more than ``max_fragments``, the adjacent pair with the fewest tokens together
    is merged, again and again, while it fits ``max_fragment_tokens``. If that is not enough,
    ``overflow="keep_fragment_count"`` (the default: every gist must fit) re-packs the units into
-   ``max_fragments`` groups with the smallest possible largest one, and the fragments over
-   budget are flagged; ``"keep_fragment_tokens"`` keeps the fragments small and reports the
+   ``max_fragments`` groups when that keeps every one within ``max_fragment_tokens``; else
+   fragments must grow, and they are cut at boundaries chosen from the page near them
+   (:mod:`webagent.html.anchors`: stable across small changes); fragments over budget are
+   flagged; ``"keep_fragment_tokens"`` keeps the fragments small and reports the
    excess count. Either way ``fits_budget``/``overflow`` say what did not fit.
 
 Everything is deterministic: same bytes and settings, same fragments.
@@ -23,6 +25,7 @@ from collections.abc import Callable
 
 from lxml import etree
 
+from webagent.html.anchors import anchor_groups
 from webagent.html.clean import CleanPage, clean_page
 from webagent.html.fragment import Fragment, SegmentedPage, SegmentSettings
 from webagent.html.merge import Group, merge_small, merge_to_count, pack
@@ -66,8 +69,8 @@ def segment_page(
     sizer = Sizer(page, count_tokens)
     units = split_units(page, 0, settings.depth, sizer)
     units = fit_units(page, units, settings.max_fragment_tokens, sizer)
-    groups = _group(units, settings)
     counter = count_tokens or estimate_tokens
+    groups = _group(page, units, settings, counter)
     namer = PathNamer(page)
     fragments = [
         _fragment(page, namer, g, i, counter=counter, settings=settings)
@@ -84,14 +87,26 @@ def segment_page(
     return _judge(result, settings)
 
 
-def _group(units: list[Unit], settings: SegmentSettings) -> list[Group]:
+def _group(
+    page: CleanPage, units: list[Unit], settings: SegmentSettings, counter: TokenCounter
+) -> list[Group]:
     groups = merge_small(units, settings.min_fragment_tokens, settings.max_fragment_tokens)
     limit = settings.max_fragments
     if limit is None or len(groups) <= limit:
         return groups
     groups = merge_to_count(groups, limit, settings.max_fragment_tokens)
     if len(groups) > limit and settings.overflow == "keep_fragment_count":
-        return pack(units, limit)
+        packed = pack(units, limit)
+        cap = settings.max_fragment_tokens
+        single = {(u.start, u.stop) for u in units if u.tokens > cap}
+        if all(
+            g.tokens <= cap
+            or (g.start, g.stop) in single
+            or _rendered(page, g, counter, cap)[1] <= cap
+            for g in packed
+        ):
+            return packed  # only indivisible units are over: worth boundaries set page-wide
+        return anchor_groups(page, units, limit, settings.max_fragment_tokens)
     return groups
 
 
@@ -104,13 +119,8 @@ def _fragment(
     counter: TokenCounter,
     settings: SegmentSettings,
 ) -> Fragment:
-    html = page.render(group.start, group.stop)
+    html, tokens = _rendered(page, group, counter, settings.max_fragment_tokens)
     nodes = page.nodes_between(group.start, group.stop)
-    tokens = counter(html)
-    if tokens > settings.max_fragment_tokens and _TRAILING_CLOSE.search(html):
-        # close tags at the very end say nothing: drop them before calling a fragment too big
-        html = _TRAILING_CLOSE.sub("", html)
-        tokens = counter(html)
     return Fragment(
         index=index,
         path=namer.path(group.start, group.stop),
@@ -121,6 +131,17 @@ def _fragment(
         tokens=tokens,
         oversized=tokens > settings.max_fragment_tokens,
     )
+
+
+def _rendered(page: CleanPage, group: Group, counter: TokenCounter, cap: int) -> tuple[str, int]:
+    """A group's html and its tokens."""
+    html = page.render(group.start, group.stop)
+    tokens = counter(html)
+    if tokens > cap and _TRAILING_CLOSE.search(html):
+        # close tags at the very end say nothing: drop them before calling a fragment too big
+        html = _TRAILING_CLOSE.sub("", html)
+        tokens = counter(html)
+    return html, tokens
 
 
 def _visible_text(html: str) -> str:
