@@ -73,6 +73,12 @@ def add_agent_arguments(
         "--gister", choices=["model", "extractive"], default="model", help="(%(default)s)"
     )
     group.add_argument(
+        "--gist-batch",
+        type=int,
+        help="fragments gisted per model call at most, as many as fit the budget "
+        "(default 32; 1 = one call per fragment, for comparison)",
+    )
+    group.add_argument(
         "--retriever", choices=["bm25", "embedding"], default="bm25", help="(%(default)s)"
     )
     group.add_argument("--top-k", type=int, default=5, help="fragments retrieval shows (5)")
@@ -91,6 +97,7 @@ def agent_settings_from_args(args: argparse.Namespace) -> AgentSettings:
         "depth": args.depth,
         "max_lookup": args.max_lookup,
         "gister": args.gister,
+        "gist_batch": getattr(args, "gist_batch", None),
         "retriever": args.retriever,
         "top_k": args.top_k,
     }
