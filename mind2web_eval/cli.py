@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from webagent.cli.options import add_agent_arguments, add_model_arguments
+from webagent.cli.plan import add_plan_arguments
 
 if TYPE_CHECKING:
     from mind2web_eval.scoring import ScoringSettings
@@ -80,6 +81,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     _add_scoring_arguments(ev, "--score-top-k")
     add_agent_arguments(ev)
     add_model_arguments(ev)
+    add_plan_arguments(ev)
     ev.set_defaults(func=run_eval_command)
 
     compare = subparsers.add_parser(
@@ -125,6 +127,7 @@ def run_score(args: argparse.Namespace) -> int:
 
 
 def run_eval_command(args: argparse.Namespace) -> int:
+    from mind2web_eval.plan import RunToPlan, plan_beside_run, print_plan_before_run
     from mind2web_eval.runner import EvalSettings, EvalSubject, run_eval
     from webagent.agents.registry import build_agent
     from webagent.cli.options import (
@@ -132,9 +135,11 @@ def run_eval_command(args: argparse.Namespace) -> int:
         gist_cache_from_args,
         model_settings_from_args,
     )
+    from webagent.cli.plan import check_prices
     from webagent.model.factory import build_model
 
     environ = dict(os.environ)
+    check_prices(args)
     agent_settings = agent_settings_from_args(args)
     model_settings = model_settings_from_args(args, environ)
     data = args.data if args.data.startswith("hf:") else str(Path(args.data).resolve())
@@ -150,7 +155,14 @@ def run_eval_command(args: argparse.Namespace) -> int:
     )
     cache = gist_cache_from_args(args, environ)
     model = build_model(model_settings)
+    to_plan = RunToPlan(
+        agent_settings, model, data, args.limit, cache, (args.price_in, args.price_out)
+    )
     try:
+        if args.plan:
+            print_plan_before_run(to_plan)
+            return 0
+        plan_beside_run(to_plan, args.out)
         subject = EvalSubject(
             agent=build_agent(agent_settings, model, cache),
             agent_settings=agent_settings.manifest(),
@@ -164,6 +176,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
         if cache is not None:
             cache.close()
     print_outcome(outcome.files.results_json)
+    print_plan_vs_spent(args.out)
     print(
         f"{outcome.status}: {outcome.steps_run} steps run, {outcome.steps_resumed} resumed, "
         f"{outcome.run_errors} model/page errors\nreport: {outcome.files.report_html}"
@@ -172,6 +185,14 @@ def run_eval_command(args: argparse.Namespace) -> int:
         print(f"stopped: --max-errors {args.max_errors} reached; see the report", file=sys.stderr)
         return EXIT_ABORTED
     return EXIT_INTERRUPTED if outcome.status == "interrupted" else 0
+
+
+def print_plan_vs_spent(out: Path) -> None:
+    from mind2web_eval.report.plan import format_plan_vs_spent, plan_vs_spent
+
+    rows = plan_vs_spent(out)
+    if rows is not None:
+        print(format_plan_vs_spent(rows))
 
 
 def print_outcome(results_json: Path) -> None:

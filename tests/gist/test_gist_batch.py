@@ -9,15 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from webagent.gist.batch import pack_batches, parse_batch_answer, render_part
+from webagent.gist.batch import (
+    pack_batches,
+    parse_batch_answer,
+    render_part,
+    render_parts,
+    split_parts,
+)
 from webagent.gist.cache import GistCache
 from webagent.gist.gister import ModelGister, build_gister
 from webagent.html.fragment import Fragment
 from webagent.model.base import Request
 from webagent.model.calls import CallLog
 from webagent.model.client import Model
-
-_PART = re.compile(r'<part n="(\d+)" path="[^"]*">\n(.*?)\n</part>', re.DOTALL)
 
 
 def fragment(index: int, text: str) -> Fragment:
@@ -48,14 +52,14 @@ def answering(
 
     def answer(request: Request) -> str:
         text = request.messages[-1].content
-        parts = _PART.findall(text)
+        parts = split_parts(text)
         if not parts:  # a single-fragment prompt
             return gist_of(text.split("<page_part>")[1])
         out = {}
-        for number, html in parts:
-            if int(number) in drop:
+        for number, html in enumerate(parts, start=1):
+            if number in drop:
                 continue
-            out[number] = "..." if int(number) in garble else gist_of(html)
+            out[str(number)] = "..." if number in garble else gist_of(html)
         return json.dumps(out)
 
     return answer
@@ -182,3 +186,10 @@ def test_the_embedded_model_answers_a_batch_with_one_gist_per_part(local_model: 
     assert all('<part n="' not in c.prompt[-1]["content"] for c in calls[1:])
     answer = parse_batch_answer(calls[0].response or "", 3)
     assert len(calls) == 1 + sum(a is None for a in answer)
+
+
+def test_parts_name_their_path_once_per_run_and_split_back() -> None:
+    same_path = [fragment(i, f"x{i}").model_copy(update={"path": "body > nav"}) for i in range(3)]
+    text = render_parts([*same_path, FRAGMENTS[3]])
+    assert text.count('path="body > nav"') == 1 and text.count('path="body > div#3"') == 1
+    assert split_parts("prompt\n" + text) == [f.html for f in [*same_path, FRAGMENTS[3]]]

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from webagent.cli.options import add_agent_arguments, add_model_arguments, open_agent
+from webagent.cli.plan import add_plan_arguments, print_plan
 from webagent.contracts import Observation, StepTrace
 from webagent.errors import PageError
 
@@ -33,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--json", action="store_true", help="print the full step trace as JSON")
     add_agent_arguments(parser)
     add_model_arguments(parser)
+    add_plan_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -49,14 +51,13 @@ def read_page(page: str) -> bytes:
 
 def run(args: argparse.Namespace) -> int:
     html = read_page(args.page)
+    observation = Observation(
+        task=args.task, previous_actions=args.previous, html=html.decode("utf-8", errors="replace")
+    )
+    if args.plan:
+        return print_plan(args, os.environ, [observation])
     with open_agent(args, os.environ) as opened:
-        trace = opened.agent.step(
-            Observation(
-                task=args.task,
-                previous_actions=args.previous,
-                html=html.decode("utf-8", errors="replace"),
-            )
-        )
+        trace = opened.agent.step(observation)
     if args.json:
         print(trace.model_dump_json(indent=2))
     else:

@@ -20,18 +20,32 @@ _LINE = re.compile(r"^\s*(?:\[\s*(\d+)\s*\]|(?:part\s*)?(\d+)\s*[.:)\]-])\s*(.*)
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 _WORDLESS = re.compile(r"^[\W_]*$")
 _SPACE = re.compile(r"\s+")
+_PART = re.compile(
+    r'<part n="(\d+)"(?: path="[^"\n]*")?>\n(.*?)\n</part>(?=\n<part n="|$)', re.DOTALL
+)
 
 #: tokens per answer for its number, quotes and separators in the JSON object
 ANSWER_FRAME_TOKENS = 6
 
 
-def render_part(number: int, fragment: Fragment) -> str:
-    """One fragment as the batch prompt shows it (``number`` is 1-based within the batch)."""
-    return f'<part n="{number}" path="{fragment.path or "(page root)"}">\n{fragment.html}\n</part>'
+def render_part(number: int, fragment: Fragment, show_path: bool = True) -> str:
+    """One fragment as the batch prompt shows it (``number`` is 1-based within the batch);
+    the path is left out where it is the same as the part before it."""
+    path = (fragment.path or "(page root)").replace('"', "'")
+    head = f'<part n="{number}" path="{path}">' if show_path else f'<part n="{number}">'
+    return f"{head}\n{fragment.html}\n</part>"
 
 
 def render_parts(fragments: Sequence[Fragment]) -> str:
-    return "\n".join(render_part(n, f) for n, f in enumerate(fragments, start=1))
+    return "\n".join(
+        render_part(n, f, show_path=n == 1 or f.path != fragments[n - 2].path)
+        for n, f in enumerate(fragments, start=1)
+    )
+
+
+def split_parts(prompt: str) -> list[str]:
+    """The fragments' HTML a batch prompt shows, in order (the inverse of :func:`render_parts`)."""
+    return [m.group(2) for m in _PART.finditer(prompt)]
 
 
 def batch_schema(count: int, max_chars: int) -> dict[str, Any]:
