@@ -40,6 +40,7 @@ from webagent.contracts import Observation
 from webagent.gist.cache import GistCache
 from webagent.html.fragment import SegmentedPage, SegmentSettings
 from webagent.html.segment import segment_html
+from webagent.memory import shown_ids
 
 # row label -> (agent, stop ReadAgent-S at the gold fragment?)
 AGENTS: dict[str, tuple[str, bool]] = {
@@ -107,6 +108,9 @@ def run_condition(label: str, condition: str, steps: list[Step], script: Script)
                 "reopened": len(trace.reopened),
                 "lookup_rounds": len(trace.lookup),
                 "gold_shown": any(i in trace.shown_element_ids for i in step.gold_ids),
+                "gold_shown_untruncated": bool(
+                    set(step.gold_ids) & set(shown_ids(whole, page.element_ids))
+                ),
                 "error": trace.error,
             }
         )

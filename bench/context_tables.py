@@ -23,7 +23,13 @@ def summary_tables(
             "input_per_step": mean(untr),
             "max_call": max(untr),
             "calls_per_step": 1.0,
-            "gold_shown": 1.0,
+            "gold_shown": mean(
+                [
+                    float(r["gold_shown_untruncated"])
+                    for r in base
+                    if r["agent"].startswith("raw-html")
+                ]
+            ),
             "over_budget": mean([float(t > BUDGET) for t in untr]),
         }
     ]

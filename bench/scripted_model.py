@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from benchkit import BUDGET, Step
 
+from webagent.gist.batch import split_parts
 from webagent.gist.gister import extractive_gist
 from webagent.html.fragment import Fragment, SegmentedPage
 from webagent.memory import shown_ids
@@ -24,7 +25,8 @@ from webagent.retrieval import BM25Retriever
 from webagent.tokens import truncate_to_tokens
 
 POLICY = {
-    "gist": "the extractive gist of the fragment (visible text + up to 5 controls with ids, "
+    "gist": "per fragment (alone or in a numbered batch) the extractive gist of the fragment "
+    "(visible text + up to 5 controls with ids, "
     "30 words), cut to gist_max_tokens=64 tokens: the length a 64-token model gist has",
     "lookup_p": "reopen the max_lookup=5 fragments BM25 ranks first (task + last 3 actions)",
     "lookup_s_gold": "reopen BM25's ranking one fragment per call; STOP once a fragment holding "
@@ -76,8 +78,14 @@ class Script:
         return self._act("\n".join(m.content for m in request.messages))
 
     def _gist(self, text: str) -> str:
+        parts = split_parts(text)
+        if parts:  # a batch: one gist per part number, in JSON
+            return json.dumps({str(n): self._one_gist(h) for n, h in enumerate(parts, start=1)})
         match = _PART.search(text)
-        fragment = self.by_html.get(match.group(1)) if match else None
+        return self._one_gist(match.group(1) if match else None)
+
+    def _one_gist(self, html: str | None) -> str:
+        fragment = self.by_html.get(html) if html is not None else None
         if fragment is None:
             return "(part of the page)"
         return truncate_to_tokens(extractive_gist(fragment, 30), 64, self.counter)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from webagent.cli.options import add_run_arguments, config_from_args
+from webagent.cli.plan import add_plan_arguments
 from webagent.config import EvalSection, Values
 from webagent.errors import ConfigError
 
@@ -141,6 +142,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_scoring_arguments(ev)
     add_run_arguments(ev)
+    add_plan_arguments(ev)
     ev.set_defaults(func=run_eval_command)
 
     compare = subparsers.add_parser(
@@ -186,9 +188,13 @@ def run_score(args: argparse.Namespace) -> int:
 
 
 def run_eval_command(args: argparse.Namespace) -> int:
+    from mind2web_eval.plan import RunToPlan, plan_beside_run, print_plan_before_run
     from mind2web_eval.runner import EvalSettings, run_eval
-    from mind2web_eval.subject import open_subject
+    from mind2web_eval.subject import describe_subject
+    from webagent.build import open_agent
+    from webagent.cli.plan import check_prices
 
+    check_prices(args)
     argv: list[str] = getattr(args, "argv", sys.argv[1:])
     config = config_from_args(args, extra=eval_values(args))
     section = config.eval
@@ -207,9 +213,22 @@ def run_eval_command(args: argparse.Namespace) -> int:
         report_steps=section.report_steps,
         progress=section.progress,
     )
-    with open_subject(config) as subject:
-        outcome = run_eval(settings, subject, argv=argv)
+    with open_agent(config) as opened:
+        to_plan = RunToPlan(
+            config.agent,
+            opened.model,
+            data,
+            section.limit,
+            opened.gist_cache,
+            (args.price_in, args.price_out),
+        )
+        if args.plan:
+            print_plan_before_run(to_plan)
+            return 0
+        plan_beside_run(to_plan, args.out)
+        outcome = run_eval(settings, describe_subject(opened), argv=argv)
     print_outcome(outcome.files.results_json)
+    print_plan_vs_spent(args.out)
     print(
         f"{outcome.status}: {outcome.steps_run} steps run, {outcome.steps_resumed} resumed, "
         f"{outcome.run_errors} model/page errors\nreport: {outcome.files.report_html}"
@@ -246,6 +265,14 @@ def print_pending(outcome: RunOutcome, command: list[str]) -> None:
             file=sys.stderr,
         )
     print(f"resume with: {shlex.join(command)}", file=sys.stderr)
+
+
+def print_plan_vs_spent(out: Path) -> None:
+    from mind2web_eval.report.plan import format_plan_vs_spent, plan_vs_spent
+
+    rows = plan_vs_spent(out)
+    if rows is not None:
+        print(format_plan_vs_spent(rows))
 
 
 def print_outcome(results_json: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -42,7 +43,15 @@ def scripted(
     def answer(request: Request) -> str:
         if request.phase == "gist":
             text = request.messages[-1].content
-            return "flight search form" if "Departure city" in text else "other content"
+            if '<part n="' not in text:
+                return "flight search form" if "Departure city" in text else "other content"
+            parts = text.split('<part n="')[1:]  # a batch: one numbered gist per part
+            return json.dumps(
+                {
+                    str(n): "flight search form" if "Departure city" in p else "other content"
+                    for n, p in enumerate(parts, start=1)
+                }
+            )
         if request.phase == "lookup":
             return (lookup or (lambda r: f'{{"pages": [{part_with_form(r)}], "reason": "form"}}'))(
                 request
@@ -70,7 +79,7 @@ def test_readagent_p_reopens_the_form_and_types(flights_html: str) -> None:
     assert trace.reopened == [form_part]
     assert trace.action.element_id in trace.fragment_element_ids[form_part]
     assert f"[Part {form_part + 1}] (full)" in trace.memory
-    assert trace.usage["gist"].calls == trace.n_fragments
+    assert trace.usage["gist"].calls == 1  # one batch holds the page's few fragments
     assert trace.usage["lookup"].calls == 1 and trace.usage["act"].calls == 1
 
 
@@ -133,7 +142,7 @@ def test_gist_cache_means_no_fragment_is_gisted_twice(tmp_path: Path, flights_ht
     agent = build_agent(AgentSettings(agent="gist-only"), model, cache)
     first = agent.step(Observation(task=TASK, html=flights_html))
     second = agent.step(Observation(task=TASK, previous_actions=["x"], html=flights_html))
-    assert first.usage["gist"].calls == first.n_fragments > 1
+    assert first.usage["gist"].calls == 1 and first.n_fragments > 1  # one batch
     assert "gist" not in second.usage or second.usage["gist"].calls == 0
     assert second.gist_cache_hits == second.n_fragments
     assert second.gists == first.gists

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+from webagent.agents.context import context_budget
 from webagent.agents.pipeline import Memory, PageAgent, StepContext
 from webagent.gist.gister import build_gister
 from webagent.lookup import LookupQuery, lookup_parallel, lookup_sequential
@@ -20,7 +21,13 @@ class GistOnlyAgent(PageAgent):
     def gists(self, ctx: StepContext) -> list[str]:
         t0 = time.perf_counter()
         settings = self.settings
-        gister = build_gister(settings.gister, settings.gist_words, settings.gist_max_tokens)
+        gister = build_gister(
+            settings.gister,
+            settings.gist_words,
+            settings.gist_max_tokens,
+            settings.gist_batch,
+            context_budget(settings, self.model),
+        )
         gists = gister.gist_all(ctx.page.fragments, ctx.log, self.gist_cache)
         ctx.trace.timings["gist_s"] = time.perf_counter() - t0
         return gists

@@ -25,6 +25,13 @@ class AgentSettings(BaseModel):
     gister: Literal["model", "extractive"] = "model"
     gist_words: int = Field(default=30, ge=5, le=200)
     gist_max_tokens: int = Field(default=64, ge=8, le=512)
+    gist_batch: int = Field(
+        default=32,
+        ge=1,
+        le=128,
+        description="fragments gisted per model call at most, as many as fit the context "
+        "budget (1 = one call per fragment)",
+    )
     retriever: Literal["bm25", "embedding"] = "bm25"
     top_k: int = Field(default=5, ge=1, le=50, description="fragments the retrieval baseline shows")
     reserve_tokens: int = Field(

@@ -8,6 +8,7 @@ import sys
 from webagent.agents.registry import agent_spec
 from webagent.cli.options import add_run_arguments, config_from_args, open_agent
 from webagent.cli.pages import read_page
+from webagent.cli.plan import add_plan_arguments, print_plan
 from webagent.contracts import Observation, StepTrace
 
 HELP = "run one agent step on a page and print the reopened fragments and the action"
@@ -35,20 +36,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--json", action="store_true", help="print the full step trace as JSON")
     add_run_arguments(parser)
+    add_plan_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     html = read_page(args.page)
+    observation = Observation(
+        task=args.task, previous_actions=args.previous, html=html.decode("utf-8", errors="replace")
+    )
+    if args.plan:
+        return print_plan(args, config, [observation])
     with open_agent(config) as opened:
-        trace = opened.agent.step(
-            Observation(
-                task=args.task,
-                previous_actions=args.previous,
-                html=html.decode("utf-8", errors="replace"),
-            )
-        )
+        trace = opened.agent.step(observation)
     if args.json:
         print(trace.model_dump_json(indent=2))
     else:

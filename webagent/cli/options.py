@@ -30,6 +30,7 @@ FLAGS: dict[str, tuple[str, str]] = {
     "gister": ("agent", "gister"),
     "gist_words": ("agent", "gist_words"),
     "gist_max_tokens": ("agent", "gist_max_tokens"),
+    "gist_batch": ("agent", "gist_batch"),
     "retriever": ("agent", "retriever"),
     "top_k": ("agent", "top_k"),
     "repair_attempts": ("agent", "repair_attempts"),
@@ -110,6 +111,12 @@ def add_agent_arguments(parser: argparse.ArgumentParser, default_agent: str | No
         "--gister", choices=["model", "extractive"], help=f"gists by {_default('gister')}"
     )
     group.add_argument("--gist-words", type=int, help=f"words per gist {_default('gist_words')}")
+    group.add_argument(
+        "--gist-batch",
+        type=int,
+        help="fragments gisted per model call at most, as many as fit the budget "
+        f"{_default('gist_batch')}; 1 = one call per fragment, for comparison",
+    )
     group.add_argument(
         "--retriever",
         choices=["bm25", "embedding"],

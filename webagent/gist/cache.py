@@ -31,13 +31,19 @@ class GistCache:
         self.misses = 0
 
     def get(self, key: str) -> str | None:
+        found = self.peek(key)
+        with self._lock:
+            if found is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+        return found
+
+    def peek(self, key: str) -> str | None:
+        """The cached gist, if any, without counting a hit or a miss."""
         with self._lock:
             row = self._conn.execute("SELECT gist FROM gists WHERE key = ?", (key,)).fetchone()
-            if row is None:
-                self.misses += 1
-                return None
-            self.hits += 1
-            return str(row[0])
+        return None if row is None else str(row[0])
 
     def put(self, key: str, gist: str) -> None:
         with self._lock, self._conn:
@@ -57,3 +63,33 @@ class GistCache:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class DryRunCache(GistCache):
+    """A cache for planning: reads ``backing`` (if any), remembers what would be written in
+    memory only, and never writes to disk; so a plan sees the hits a real run would get."""
+
+    def __init__(self, backing: GistCache | None = None) -> None:
+        self.path = backing.path if backing is not None else Path("(dry run)")
+        self._backing = backing
+        self._planned: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def peek(self, key: str) -> str | None:
+        with self._lock:
+            found = self._planned.get(key)
+        if found is None and self._backing is not None:
+            found = self._backing.peek(key)
+        return found
+
+    def put(self, key: str, gist: str) -> None:
+        with self._lock:
+            self._planned[key] = gist
+
+    def stats(self) -> dict[str, int]:
+        return {"hits": self.hits, "misses": self.misses, "entries": len(self._planned)}
+
+    def close(self) -> None:
+        """The backing cache belongs to its owner: nothing to close."""

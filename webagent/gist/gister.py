@@ -1,8 +1,9 @@
 """Gisting: one short gist per fragment, by the model or extractively.
 
 Gists are cached (``GistCache``) by model, prompt version, gist settings and fragment
-content. Uncached fragments of a page are gisted concurrently, as many at once as the
-backend serves (``Model.map_generate``).
+content, one entry per fragment whether it was gisted alone or in a batch. The model gister
+puts several uncached fragments in one call (``webagent.gist.batch``); the calls of a page
+go out concurrently, as many at once as the backend serves (``Model.map_generate``).
 """
 
 from __future__ import annotations
@@ -11,13 +12,24 @@ import re
 from abc import ABC, abstractmethod
 
 from webagent.errors import ModelError
+from webagent.gist.batch import (
+    answer_room,
+    batch_schema,
+    pack_batches,
+    parse_batch_answer,
+    render_part,
+    render_parts,
+)
 from webagent.gist.cache import GistCache, gist_key
 from webagent.html.fragment import Fragment
 from webagent.model.base import Request
 from webagent.model.calls import CallLog
+from webagent.model.client import Model
 from webagent.prompts import load_template
 
 _SPACE = re.compile(r"\s+")
+#: tokens a batch keeps free beyond what the counter sees (chat template, part numbers)
+BATCH_MARGIN_TOKENS = 32
 _ELEMENT = re.compile(r"<(\w+) id=([^\s>]+)([^>]*)>([^<]{0,60})")
 _LABEL_ATTR = re.compile(r'(?:aria-label|placeholder|title|value|name|alt)="([^"]{1,40})"')
 
@@ -98,42 +110,95 @@ def extractive_gist(fragment: Fragment, words: int) -> str:
 
 
 class ModelGister(Gister):
-    """The model writes each gist from the ``gist`` prompt template."""
+    """The model writes the gists: ``batch`` fragments per call at most (``gist_batch``
+    template), as many as fit ``budget_tokens``; ``batch=1`` is one call per fragment
+    (``gist`` template). A gist a batch answer leaves out or garbles is re-asked alone."""
 
     name = "model"
 
+    def __init__(
+        self, words: int, max_tokens: int, batch: int = 1, budget_tokens: int | None = None
+    ) -> None:
+        super().__init__(words, max_tokens)
+        self.batch = max(1, batch)
+        self.budget_tokens = budget_tokens
+
     @property
     def version_tag(self) -> str:
-        return load_template("gist").version_tag
+        # both templates define what a gist is; the batch size does not (same key either way)
+        return load_template("gist").version_tag + "+" + load_template("gist_batch").version_tag
 
     def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
         if not fragments:
             return []
-        template = load_template("gist")
+        batches = self.batches(fragments, log.model)
         requests = [
-            Request(
-                messages=template.render(
-                    fragment=f.html,
-                    path=f.path or "(page root)",
-                    word_budget=self.words,
-                ),
-                max_tokens=self.max_tokens,
-                phase="gist",
-                prompt_version=template.version_tag,
-            )
-            for f in fragments
+            self._single(fragments[b[0]]) if len(b) == 1 else self._batch([fragments[i] for i in b])
+            for b in batches
         ]
-        gists = []
-        for fragment, result in zip(fragments, log.generate_many(requests), strict=True):
+        gists: list[str | None] = [None] * len(fragments)
+        for batch, result in zip(batches, log.generate_many(requests), strict=True):
             if isinstance(result, ModelError):
                 raise result
-            gist = _SPACE.sub(" ", result.text).strip()
-            # an empty answer would hide the fragment from look-up: fall back, visibly
-            gists.append(gist or "[extractive] " + extractive_gist(fragment, self.words))
-        return gists
+            answers = (
+                [result.text] if len(batch) == 1 else parse_batch_answer(result.text, len(batch))
+            )
+            for index, answer in zip(batch, answers, strict=True):
+                gists[index] = _SPACE.sub(" ", answer).strip() if answer is not None else None
+        retry = [i for i, g in enumerate(gists) if g is None]  # only batch answers leave gaps
+        results = log.generate_many([self._single(fragments[i]) for i in retry]) if retry else []
+        for index, result in zip(retry, results, strict=True):
+            if isinstance(result, ModelError):
+                raise result
+            gists[index] = _SPACE.sub(" ", result.text).strip()
+        # an empty answer would hide the fragment from look-up: fall back, visibly
+        return [
+            g or "[extractive] " + extractive_gist(f, self.words)
+            for f, g in zip(fragments, gists, strict=True)
+        ]
+
+    def batches(self, fragments: list[Fragment], model: Model) -> list[list[int]]:
+        """How ``fragments`` are grouped into calls: consecutive runs that fit the budget."""
+        if self.batch == 1 or len(fragments) == 1:
+            return [[i] for i in range(len(fragments))]
+        template = load_template("gist_batch")
+        empty = template.render(word_budget=self.words, count=len(fragments), parts="")
+        # the margin covers the chat template's own tokens the counter does not see
+        overhead = model.count_message_tokens(empty) + BATCH_MARGIN_TOKENS
+        costs = [model.count_tokens(render_part(n, f)) + 1 for n, f in enumerate(fragments, 1)]
+        budget = min(self.budget_tokens or model.context_window, model.context_window)
+        return pack_batches(costs, overhead, self.max_tokens, budget, self.batch)
+
+    def _single(self, fragment: Fragment) -> Request:
+        template = load_template("gist")
+        return Request(
+            messages=template.render(
+                word_budget=self.words, path=fragment.path or "(page root)", fragment=fragment.html
+            ),
+            max_tokens=self.max_tokens,
+            phase="gist",
+            prompt_version=template.version_tag,
+        )
+
+    def _batch(self, fragments: list[Fragment]) -> Request:
+        template = load_template("gist_batch")
+        return Request(
+            messages=template.render(
+                word_budget=self.words, count=len(fragments), parts=render_parts(fragments)
+            ),
+            max_tokens=answer_room(len(fragments), self.max_tokens),
+            json_schema=batch_schema(len(fragments), max_chars=4 * self.max_tokens),
+            schema_name="gists",
+            phase="gist",
+            prompt_version=template.version_tag,
+        )
 
 
-def build_gister(kind: str, words: int, max_tokens: int) -> Gister:
-    """The ``"model"`` or ``"extractive"`` gister, writing gists of ``words`` words."""
-    gister = ModelGister if kind == "model" else ExtractiveGister
-    return gister(words, max_tokens)
+def build_gister(
+    kind: str, words: int, max_tokens: int, batch: int = 1, budget_tokens: int | None = None
+) -> Gister:
+    """The ``"model"`` or ``"extractive"`` gister, writing gists of ``words`` words; the model
+    gister puts up to ``batch`` fragments in one call, within ``budget_tokens``."""
+    if kind == "model":
+        return ModelGister(words, max_tokens, batch, budget_tokens)
+    return ExtractiveGister(words, max_tokens)

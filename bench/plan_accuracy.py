@@ -1,0 +1,119 @@
+"""``--plan`` against what a real run spent: every agent, the embedded model, the bundled tasks.
+
+For each agent, ``webagent eval`` runs on ``mind2web_eval/samples/sample_tasks.json`` with the
+embedded SmolLM2 (default settings, no gist cache); the run writes its own plan
+(``plan.json``, made with no model call before the first step) and this script puts it beside
+the usage recorded in ``results.jsonl``: calls must match exactly, tokens within 10 %.
+The answers are the embedded model's (near chance): only the cost figures mean anything.
+
+    python bench/plan_accuracy.py [--agents readagent-p,raw-html] [--summary bench/summaries]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchkit import EMBEDDED_CAVEAT, REPO, markdown_table, provenance, write_result
+
+from mind2web_eval.report.plan import plan_vs_spent
+from webagent.agents.settings import AGENT_NAMES
+
+SAMPLES = REPO / "mind2web_eval" / "samples" / "sample_tasks.json"
+
+
+def run_agent(agent: str, out: Path) -> tuple[list[dict[str, Any]], float]:
+    command = [sys.executable, "-m", "webagent", "eval", "--data", str(SAMPLES), "--out"]
+    command += [str(out), "--agent", agent, "--no-gist-cache", "--no-progress"]
+    started = time.perf_counter()
+    subprocess.run(command, check=False, capture_output=True, env=dict(os.environ))
+    rows = plan_vs_spent(out)
+    if rows is None:
+        raise SystemExit(f"{agent}: the run wrote no plan.json ({' '.join(command)})")
+    return rows, time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", default=",".join(AGENT_NAMES))
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    parser.add_argument("--summary", type=Path, default=REPO / "bench" / "summaries")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    table_rows, per_agent = [], []
+    with tempfile.TemporaryDirectory(prefix="plan-accuracy-") as tmp:
+        for agent in args.agents.split(","):
+            rows, wall = run_agent(agent, Path(tmp) / agent)
+            total = rows[-1]
+            tokens_p = total["input_tokens_planned"] + total["output_tokens_planned"]
+            tokens_s = total["input_tokens_spent"] + total["output_tokens_spent"]
+            in_ratio = total["input_tokens_spent"] / max(total["input_tokens_planned"], 1)
+            all_ratio = tokens_s / max(tokens_p, 1)
+            calls_exact = total["calls_planned"] == total["calls_spent"]
+            per_agent.append(
+                {
+                    "agent": agent,
+                    "wall_s": wall,
+                    "rows": rows,
+                    "input_spent_over_plan": in_ratio,
+                    "tokens_spent_over_plan": all_ratio,
+                    "calls_exact": calls_exact,
+                    "input_within_10pct": abs(in_ratio - 1) <= 0.10,
+                }
+            )
+            table_rows.append(
+                [
+                    agent,
+                    total["steps"],
+                    f"{total['calls_planned']} / {total['calls_spent']}",
+                    "yes" if calls_exact else "NO",
+                    f"{total['input_tokens_planned']:,} / {total['input_tokens_spent']:,}",
+                    f"{in_ratio:.3f}",
+                    f"{total['output_tokens_planned']:,} / {total['output_tokens_spent']:,}",
+                    f"{all_ratio:.3f}",
+                    f"{wall:.0f}",
+                ]
+            )
+            print(" | ".join(str(c) for c in table_rows[-1]), flush=True)
+    phases = [
+        [a["agent"], r["phase"], f"{r['calls_planned']} / {r['calls_spent']}",
+         f"{r['input_tokens_planned']:,} / {r['input_tokens_spent']:,}",
+         f"{r['output_tokens_planned']:,} / {r['output_tokens_spent']:,}"]
+        for a in per_agent for r in a["rows"][:-1]
+    ]  # fmt: skip
+    text = (
+        "## --plan beside the ledger of a real run (embedded SmolLM2, bundled sample tasks, "
+        "no gist cache)\n\n"
+        + markdown_table(
+            [
+                "agent",
+                "steps",
+                "calls plan / spent",
+                "calls exact",
+                "input tok plan / spent",
+                "input spent ÷ plan",
+                "output tok plan / spent",
+                "all tok spent ÷ plan",
+                "wall s",
+            ],
+            table_rows,
+        )
+        + "\n\nBy phase:\n\n"
+        + markdown_table(["agent", "phase", "calls", "input tok", "output tok"], phases)
+        + f"\n\nThe plan assumes full-length gists and that ReadAgent-S never stops early; "
+        f"{EMBEDDED_CAVEAT}."
+    )
+    prov = provenance({"data": str(SAMPLES.relative_to(REPO)), "agents": args.agents}, {})
+    payload = {"provenance": prov, "wall_s": time.perf_counter() - started, "agents": per_agent}
+    write_result(args.out, "plan_accuracy", payload, text)
+    write_result(args.summary, "plan_accuracy", payload, text + f"\n\nCommand: `{prov['command']}`")
+
+
+if __name__ == "__main__":
+    main()

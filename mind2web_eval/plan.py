@@ -1,0 +1,85 @@
+"""``webagent eval --plan``: the cost of a run before spending it, and the plan of a real run.
+
+The steps are the run's own (same data, same ``--limit``, gold history); the plan itself is
+:mod:`webagent.agents.plan` (no model call). A real run writes its agent's plan to
+``OUT/plan.json`` before the first step, so that the report can put it beside what was spent.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from mind2web_eval.data import iter_tasks
+from webagent.agents.plan import AgentPlan, format_plan, plan_agent, plan_payload
+from webagent.agents.registry import agent_names
+from webagent.agents.settings import AgentSettings
+from webagent.contracts import Observation
+from webagent.gist.cache import GistCache
+from webagent.model.client import Model
+
+PLAN_FILE = "plan.json"
+
+
+def data_observations(data: str, limit: int | None) -> Iterator[Observation]:
+    """What the agent sees at every step of the data, as ``webagent eval`` runs it (lazily:
+    a large dataset is read again for each agent rather than held in memory)."""
+    for task in iter_tasks(data, limit=limit):
+        for index, step in enumerate(task.actions):
+            if step.cleaned_html is not None:
+                yield Observation(
+                    task=task.confirmed_task,
+                    previous_actions=task.previous_actions(index),
+                    html=step.cleaned_html,
+                )
+
+
+@dataclass(frozen=True)
+class RunToPlan:
+    """What a plan of an eval run needs: the agent's settings, the model whose counter
+    counts, the run's data and limit, and the gist cache the run will use."""
+
+    settings: AgentSettings
+    model: Model
+    data: str
+    limit: int | None
+    gist_cache: GistCache | None
+    prices: tuple[float | None, float | None] = (None, None)
+
+
+def plan_run(run: RunToPlan, agents: Iterable[str] | None = None) -> list[AgentPlan]:
+    """One plan per agent over the run's steps."""
+    return [
+        plan_agent(
+            run.settings.model_copy(update={"agent": name}),
+            run.model,
+            data_observations(run.data, run.limit),
+            run.gist_cache,
+        )
+        for name in (agent_names() if agents is None else agents)
+    ]
+
+
+Prices = tuple[float | None, float | None]
+
+
+def write_plan(out: Path, plans: list[AgentPlan], prices: Prices) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / PLAN_FILE
+    path.write_text(json.dumps(plan_payload(plans, *prices), indent=2) + "\n")
+    return path
+
+
+def print_plan_before_run(run: RunToPlan) -> None:
+    """``--plan``: every agent's plan over the run's steps, printed; nothing is run."""
+    plans = plan_run(run)
+    steps = plans[0].steps if plans else 0
+    print(f"cost plan for {steps} steps (no model call was made):")
+    print(format_plan(plans, run.settings.agent, *run.prices))
+
+
+def plan_beside_run(run: RunToPlan, out: Path) -> Path:
+    """A real run's own plan (its agent only), written before its first step."""
+    return write_plan(out, plan_run(run, agents=(run.settings.agent,)), run.prices)

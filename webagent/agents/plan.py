@@ -1,0 +1,255 @@
+"""A cost plan before spending: calls and tokens per agent, with no model call.
+
+The plan runs the agent's own step (real segmentation, real templates, real batching, the
+gist cache as it stands) against :class:`PlanBackend`, which answers at once without a model
+and counts tokens with the real backend's counter. Its answers are stated assumptions:
+
+* every gist takes its full ``gist_max_tokens`` and names one id of its fragment;
+* the look-up reopens parts 1..``max_lookup`` (ReadAgent-S: one per round, never STOP early,
+  so its look-up calls are an upper bound);
+* the act answer is valid the first time (no repair call).
+
+A real run spends the same calls where the model behaves like that, and fewer input tokens
+where its gists are shorter; the eval report prints the plan beside what was spent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from webagent.agents.registry import agent_names, build_agent
+from webagent.agents.settings import AgentSettings
+from webagent.contracts import Observation, PhaseUsage
+from webagent.gist.batch import split_parts
+from webagent.gist.cache import DryRunCache, GistCache
+from webagent.model.base import Backend, Completion, Message, Request
+from webagent.model.client import Model
+from webagent.tokens import truncate_to_tokens
+
+_ID = re.compile(r"\bid=\"?([^\s>\"',);]+)")
+_OPENED = re.compile(r"Parts opened so far: ([^.\n]*)\.")
+_FILLER = "word " * 600
+
+
+class PlanBackend(Backend):
+    """Answers instantly with placeholders of a real answer's size; counts like ``real``."""
+
+    def __init__(self, real: Model, settings: AgentSettings) -> None:
+        self._real = real
+        self._settings = settings
+        self.name = real.name  # the gist cache is keyed by model: see the same entries
+        self.context_window = real.context_window
+        self.max_concurrency = 1
+
+    def count_tokens(self, text: str) -> int:
+        return self._real.count_tokens(text)
+
+    def count_message_tokens(self, messages: tuple[Message, ...]) -> int:
+        return self._real.count_message_tokens(messages)
+
+    def complete(self, request: Request, timeout_s: float) -> Completion:
+        text = self._answer(request)
+        return Completion(
+            text=text,
+            model=self.name,
+            input_tokens=self.count_message_tokens(request.messages),
+            output_tokens=self.count_tokens(text),
+        )
+
+    def _gist(self, html: str) -> str:
+        found = _ID.search(html)
+        named = f"(id={found.group(1)}) " if found else ""
+        return truncate_to_tokens(
+            named + _FILLER, self._settings.gist_max_tokens, self.count_tokens
+        )
+
+    def _answer(self, request: Request) -> str:
+        text = request.messages[-1].content
+        if request.phase == "gist":
+            parts = split_parts(text)
+            if parts:
+                return json.dumps({str(n): self._gist(html) for n, html in enumerate(parts, 1)})
+            return self._gist(text.rsplit("<page_part>", 1)[-1])
+        if request.phase == "lookup":
+            properties = (request.json_schema or {}).get("properties", {})
+            if "pages" in properties:
+                pages = list(range(1, self._settings.max_lookup + 1))
+                return json.dumps({"pages": pages, "reason": "plan"})
+            opened_match = _OPENED.search(text)
+            opened = set(re.findall(r"\d+", opened_match.group(1))) if opened_match else set()
+            page = next(n for n in range(1, len(opened) + 2) if str(n) not in opened)
+            return json.dumps({"page": str(page), "reason": "plan"})
+        schema = request.json_schema or {}
+        enum = schema.get("properties", {}).get("element_id", {}).get("enum")
+        found = _ID.search(text)
+        element = enum[0] if enum else (found.group(1) if found else "none")
+        return json.dumps({"element_id": element, "op": "CLICK", "value": ""})
+
+
+class AgentPlan(BaseModel):
+    """What one agent is expected to spend on a list of steps."""
+
+    agent: str
+    steps: int
+    per_step: list[dict[str, PhaseUsage]] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list, description="steps that could not run")
+
+    def total(self) -> dict[str, PhaseUsage]:
+        return sum_usage(self.per_step)
+
+    def figures(self) -> dict[str, int]:
+        total = self.total()
+        return {
+            "calls": sum(u.calls for u in total.values()),
+            "input_tokens": sum(u.input_tokens for u in total.values()),
+            "output_tokens": sum(u.output_tokens for u in total.values()),
+        }
+
+
+def sum_usage(steps: Iterable[dict[str, PhaseUsage]]) -> dict[str, PhaseUsage]:
+    """Per-phase totals of several steps' usage."""
+    total: dict[str, PhaseUsage] = {}
+    for usage in steps:
+        for phase, u in usage.items():
+            t = total.setdefault(phase, PhaseUsage())
+            t.calls += u.calls
+            t.input_tokens += u.input_tokens
+            t.output_tokens += u.output_tokens
+            t.cache_hits += u.cache_hits
+    return total
+
+
+def plan_agent(
+    settings: AgentSettings,
+    model: Model,
+    observations: Iterable[Observation],
+    gist_cache: GistCache | None = None,
+) -> AgentPlan:
+    """Run ``settings``' agent on ``observations`` with no model call and count the cost.
+
+    ``gist_cache``: the cache the real run will use (read, never written); gists the plan
+    would write are remembered for its later steps, as a real run's cache would.
+    """
+    planner = Model(PlanBackend(model, settings))
+    cache = DryRunCache(gist_cache) if gist_cache is not None else None
+    agent = build_agent(settings, planner, cache)
+    plan = AgentPlan(agent=settings.agent, steps=0)
+    for observation in observations:
+        trace = agent.step(observation)
+        plan.steps += 1
+        plan.per_step.append(
+            {p: u.model_copy(update={"latency_s": 0.0}) for p, u in trace.usage.items()}
+        )
+        if trace.error_class in ("page_error", "model_error"):
+            plan.errors.append(trace.error or "")
+    return plan
+
+
+def plan_agents(
+    settings: AgentSettings,
+    model: Model,
+    observations: list[Observation],
+    gist_cache: GistCache | None = None,
+    agents: Iterable[str] | None = None,
+) -> list[AgentPlan]:
+    """One plan per agent, every other setting as given."""
+    return [
+        plan_agent(settings.model_copy(update={"agent": name}), model, observations, gist_cache)
+        for name in (agent_names() if agents is None else agents)
+    ]
+
+
+def cost(figures: dict[str, int], price_in: float | None, price_out: float | None) -> float | None:
+    """Price of the figures at ``price_in``/``price_out`` per million tokens (None: no price)."""
+    if price_in is None and price_out is None:
+        return None
+    return (
+        figures["input_tokens"] * (price_in or 0.0) + figures["output_tokens"] * (price_out or 0.0)
+    ) / 1e6
+
+
+def format_plan(
+    plans: list[AgentPlan],
+    selected: str | None = None,
+    price_in: float | None = None,
+    price_out: float | None = None,
+) -> str:
+    """A table: per agent, calls and tokens per step and for the whole run (and cost)."""
+    priced = price_in is not None or price_out is not None
+    head = [
+        "agent",
+        "steps",
+        "calls/step",
+        "in tok/step",
+        "out tok/step",
+        "calls",
+        "in tok",
+        "out tok",
+    ]
+    head += ["cost"] if priced else []
+    rows: list[list[str]] = []
+    for plan in plans:
+        f = plan.figures()
+        n = max(plan.steps, 1)
+        mark = " *" if plan.agent == selected else ""
+        row = [
+            plan.agent + mark,
+            str(plan.steps),
+            f"{f['calls'] / n:.1f}",
+            f"{f['input_tokens'] / n:,.0f}",
+            f"{f['output_tokens'] / n:,.0f}",
+            f"{f['calls']:,}",
+            f"{f['input_tokens']:,}",
+            f"{f['output_tokens']:,}",
+        ]
+        price = cost(f, price_in, price_out)
+        rows += [row + ([f"{price:.4f}"] if price is not None else [])]
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    lines = [
+        "  ".join(
+            c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        )
+        for r in [head, *rows]
+    ]
+    notes = [
+        "plan: no model call; real segmentation, templates and the backend's token counter;",
+        "assumed: each gist uses its full gist_max_tokens, the look-up reopens parts 1..max_lookup",
+        "(ReadAgent-S never stops early: an upper bound), the act answer needs no repair.",
+    ]
+    if selected is not None:
+        notes.append("* the agent this command runs")
+    if priced:
+        notes.append(
+            f"cost at {price_in or 0:g} / {price_out or 0:g} per million input / output tokens"
+        )
+    errors = sum(len(p.errors) for p in plans)
+    if errors:
+        notes.append(f"{errors} steps could not be planned (page errors); their cost is missing")
+    return "\n".join([*lines, *notes])
+
+
+def plan_payload(
+    plans: list[AgentPlan], price_in: float | None, price_out: float | None
+) -> dict[str, Any]:
+    """The plan as JSON (written beside an eval run as ``plan.json``)."""
+    return {
+        "schema_version": 1,
+        "agents": [
+            {
+                "agent": p.agent,
+                "steps": p.steps,
+                **p.figures(),
+                "cost": cost(p.figures(), price_in, price_out),
+                "by_phase": {k: v.model_dump() for k, v in p.total().items()},
+                "errors": p.errors,
+            }
+            for p in plans
+        ],
+        "price_in_per_mtok": price_in,
+        "price_out_per_mtok": price_out,
+    }

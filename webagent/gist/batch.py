@@ -1,0 +1,150 @@
+"""Batched gisting: several fragments per call, numbered in and numbered out.
+
+:func:`pack_batches` fills each call's context budget with as many fragments as fit, in page
+order, beside the fixed instructions (paid once per batch) and the room for one answer per
+fragment. :func:`parse_batch_answer` reads the numbered answer (JSON keyed by number, or
+numbered lines); a gist that is missing, empty or claimed twice comes back as ``None`` so the
+caller re-asks that fragment alone: a gist is never shifted onto its neighbour.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from webagent.html.fragment import Fragment
+
+_LINE = re.compile(r"^\s*(?:\[\s*(\d+)\s*\]|(?:part\s*)?(\d+)\s*[.:)\]-])\s*(.*)$", re.I)
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+_WORDLESS = re.compile(r"^[\W_]*$")
+_SPACE = re.compile(r"\s+")
+_PART = re.compile(
+    r'<part n="(\d+)"(?: path="[^"\n]*")?>\n(.*?)\n</part>(?=\n<part n="|$)', re.DOTALL
+)
+
+#: tokens per answer for its number, quotes and separators in the JSON object
+ANSWER_FRAME_TOKENS = 6
+
+
+def render_part(number: int, fragment: Fragment, show_path: bool = True) -> str:
+    """One fragment as the batch prompt shows it (``number`` is 1-based within the batch);
+    the path is left out where it is the same as the part before it."""
+    path = (fragment.path or "(page root)").replace('"', "'")
+    head = f'<part n="{number}" path="{path}">' if show_path else f'<part n="{number}">'
+    return f"{head}\n{fragment.html}\n</part>"
+
+
+def render_parts(fragments: Sequence[Fragment]) -> str:
+    return "\n".join(
+        render_part(n, f, show_path=n == 1 or f.path != fragments[n - 2].path)
+        for n, f in enumerate(fragments, start=1)
+    )
+
+
+def split_parts(prompt: str) -> list[str]:
+    """The fragments' HTML a batch prompt shows, in order (the inverse of :func:`render_parts`)."""
+    return [m.group(2) for m in _PART.finditer(prompt)]
+
+
+def batch_schema(count: int, max_chars: int) -> dict[str, Any]:
+    """One string per part number, all required, in order."""
+    keys = [str(n) for n in range(1, count + 1)]
+    return {
+        "type": "object",
+        "properties": {k: {"type": "string", "maxLength": max_chars} for k in keys},
+        "required": keys,
+        "additionalProperties": False,
+    }
+
+
+def answer_room(count: int, gist_max_tokens: int) -> int:
+    """``max_tokens`` of a batch call: one gist's room per fragment plus the JSON frame."""
+    return count * (gist_max_tokens + ANSWER_FRAME_TOKENS) + 8
+
+
+def pack_batches(
+    part_tokens: Sequence[int],
+    overhead_tokens: int,
+    gist_max_tokens: int,
+    budget_tokens: int,
+    max_batch: int,
+) -> list[list[int]]:
+    """Consecutive runs of fragment indices whose prompt plus answers fit ``budget_tokens``.
+
+    ``part_tokens[i]``: tokens of fragment ``i`` as :func:`render_part` shows it (plus its
+    separator); ``overhead_tokens``: the prompt with no part in it. A fragment too big to share
+    a call gets one of its own. Deterministic: the same fragments give the same batches.
+    """
+    batches: list[list[int]] = []
+    current: list[int] = []
+    used = overhead_tokens
+    for index, cost in enumerate(part_tokens):
+        grown = used + cost + answer_room(len(current) + 1, gist_max_tokens)
+        if current and (len(current) >= max_batch or grown > budget_tokens):
+            batches.append(current)
+            current, used = [], overhead_tokens
+        current.append(index)
+        used += cost
+    if current:
+        batches.append(current)
+    return batches
+
+
+def _clean(text: object) -> str | None:
+    if not isinstance(text, str):
+        return None
+    gist = _SPACE.sub(" ", text).strip()
+    return None if _WORDLESS.match(gist) else gist
+
+
+def _from_json(text: str, count: int) -> dict[int, str | None] | None:
+    match = _JSON_OBJECT.search(text)
+    if match is None:
+        return None
+    try:
+        data = json.loads(match.group(0), strict=False)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    found: dict[int, str | None] = {}
+    for key, value in data.items():
+        digits = re.sub(r"\D", "", str(key))
+        if digits and 1 <= int(digits) <= count:
+            number = int(digits)
+            # the same number twice: neither answer can be trusted
+            found[number] = None if number in found else _clean(value)
+    return found
+
+
+def _from_lines(text: str, count: int) -> dict[int, str | None]:
+    found: dict[int, str | None] = {}
+    current: int | None = None
+    lines: dict[int, list[str]] = {}
+    for line in text.splitlines():
+        match = _LINE.match(line)
+        if match:
+            number = int(match.group(1) or match.group(2))
+            if not 1 <= number <= count:
+                current = None
+                continue
+            if number in lines:
+                found[number] = None  # claimed twice
+            current = number
+            lines.setdefault(number, []).append(match.group(3))
+        elif current is not None:
+            lines[current].append(line)  # a gist that runs over several lines
+    for number, parts in lines.items():
+        if number not in found:
+            found[number] = _clean(" ".join(parts))
+    return found
+
+
+def parse_batch_answer(text: str, count: int) -> list[str | None]:
+    """Gist of part 1..``count`` in order; ``None`` where the answer has no usable gist."""
+    found = _from_json(text, count)
+    if found is None:
+        found = _from_lines(text, count)
+    return [found.get(n) for n in range(1, count + 1)]
