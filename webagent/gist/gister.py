@@ -18,13 +18,6 @@ from webagent.model.calls import CallLog
 from webagent.prompts import load_template
 
 _SPACE = re.compile(r"\s+")
-_ELEMENT = re.compile(r"<(\w+) id=([^\s>]+)([^>]*)>([^<]{0,60})")
-_LABEL_ATTR = re.compile(r'(?:aria-label|placeholder|title|value|name|alt)="([^"]{1,40})"')
-
-
-def _cut_words(text: str, words: int) -> str:
-    parts = _SPACE.sub(" ", text).strip().split(" ")
-    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
 
 
 class Gister(ABC):
@@ -70,33 +63,6 @@ class Gister(ABC):
         return f"{self.name}/{self.words}w/{self.max_tokens}t"
 
 
-class ExtractiveGister(Gister):
-    """No model: the fragment's visible text and its controls with ids, cut to budget."""
-
-    name = "extractive"
-
-    @property
-    def version_tag(self) -> str:
-        return "extractive@1"
-
-    def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
-        return [extractive_gist(f, self.words) for f in fragments]
-
-
-def extractive_gist(fragment: Fragment, words: int) -> str:
-    controls = []
-    interactive = set(fragment.interactive_ids)
-    for tag, element_id, attrs, text in _ELEMENT.findall(fragment.html):
-        if element_id not in interactive:
-            continue
-        label = text.strip() or next(iter(_LABEL_ATTR.findall(attrs)), "")
-        controls.append(f"{tag} {_cut_words(label, 4)!r} (id={element_id})")
-    text = _cut_words(fragment.text, max(words // 2, 3)) if fragment.text else ""
-    shown = "; ".join(controls[: max(words // 6, 1)])
-    more = f" +{len(controls) - max(words // 6, 1)} more" if len(controls) > words // 6 else ""
-    return f"{text} | controls: {shown}{more}" if controls else text or "(empty)"
-
-
 class ModelGister(Gister):
     """The model writes each gist from the ``gist`` prompt template."""
 
@@ -123,6 +89,8 @@ class ModelGister(Gister):
             )
             for f in fragments
         ]
+        from webagent.gist.extractive import extractive_gist
+
         gists = []
         for fragment, result in zip(fragments, log.generate_many(requests), strict=True):
             if isinstance(result, ModelError):
@@ -135,5 +103,7 @@ class ModelGister(Gister):
 
 def build_gister(kind: str, words: int, max_tokens: int) -> Gister:
     """The ``"model"`` or ``"extractive"`` gister, writing gists of ``words`` words."""
-    gister = ModelGister if kind == "model" else ExtractiveGister
+    from webagent.gist.extractive import ExtractiveGister
+
+    gister: type[Gister] = ModelGister if kind == "model" else ExtractiveGister
     return gister(words, max_tokens)
