@@ -14,6 +14,7 @@ import argparse
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,6 @@ from scripted_model import POLICY, Script, scripted_model
 
 from webagent.act import act_messages
 from webagent.agents import pipeline
-from webagent.agents.context import segment_settings
 from webagent.agents.registry import AgentSettings, build_agent
 from webagent.contracts import Observation
 from webagent.gist.cache import GistCache
@@ -55,9 +55,19 @@ GISTING = {"gist-only", "readagent-p", "readagent-s"}
 CONDITIONS = ("no cache", "cache per task", "cache run-wide")
 
 
+_COUNTER: list[Callable[[str], int]] = []
+
+
 @lru_cache(maxsize=64)
-def segment_once(html: str, plan: SegmentSettings) -> SegmentedPage:
-    return segment_html(html, plan)
+def _segment(html: str, plan: SegmentSettings) -> SegmentedPage:
+    return segment_html(html, plan, _COUNTER[0])
+
+
+def segment_once(
+    html: str, plan: SegmentSettings, count: Callable[[str], int] | None = None
+) -> SegmentedPage:
+    """Segmentation memoised per page, with the one counter of this run (the agents')."""
+    return _segment(html, plan)
 
 
 pipeline.segment_html = segment_once  # type: ignore[assignment]
@@ -71,7 +81,7 @@ def run_condition(label: str, condition: str, steps: list[Step], script: Script)
     agent_name, stop_at_gold = AGENTS[label]
     model, backend = scripted_model(script)
     agent_settings = settings_for(agent_name)
-    plan = segment_settings(agent_settings, model)
+    plan = build_agent(agent_settings, model).segment_plan  # type: ignore[attr-defined]
     ram = "/dev/shm" if Path("/dev/shm").is_dir() else None
     tmp = Path(tempfile.mkdtemp(prefix="bench-gists-", dir=ram))
     shared = GistCache(tmp / "run.sqlite") if condition == "cache run-wide" else None
@@ -125,6 +135,7 @@ def main() -> None:
     tasks_path = resolve_tasks(args)
     steps = load_steps(tasks_path, args.quick)
     counter = real_counter()
+    _COUNTER.append(counter)
     script = Script(counter)
     started = time.perf_counter()
     rows: list[dict] = []

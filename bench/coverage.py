@@ -37,7 +37,7 @@ from scripted_model import query_of
 
 from webagent.agents.context import segment_settings
 from webagent.agents.registry import AgentSettings
-from webagent.gist.gister import extractive_gist
+from webagent.gist.extractive import extractive_gist
 from webagent.html.fragment import SegmentedPage
 from webagent.html.segment import segment_html
 from webagent.lookup import LookupQuery, lookup_parallel

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from benchkit import BUDGET, Step
 
 from webagent.gist.batch import split_parts
-from webagent.gist.gister import extractive_gist
+from webagent.gist.extractive import extractive_gist
 from webagent.html.fragment import Fragment, SegmentedPage
 from webagent.memory import shown_ids
 from webagent.model.base import Request
 from webagent.model.client import Model
 from webagent.model.scripted import ScriptedBackend
-from webagent.retrieval import BM25Retriever
+from webagent.retrieval import BM25Retriever, retrieval_query
 from webagent.tokens import truncate_to_tokens
 
 POLICY = {
@@ -33,6 +33,8 @@ POLICY = {
     "the gold element is open (an oracle stop), at most max_lookup=5",
     "lookup_s_all": "reopen BM25's top 5 one per call, never STOP early (the upper bound)",
     "act": "the gold element if the act prompt shows it, else the first id shown; gold op/value",
+    "lookup_oracle": "oracle look-up: the gold element's fragment first, then the next 4 by BM25 "
+    "(task + last 3 actions); ReadAgent-S gets the same order one per call, never STOP early",
 }
 _PART = re.compile(r"<page_part>\n(.*)\n</page_part>", re.DOTALL)
 
@@ -55,6 +57,7 @@ class Script:
     counter: Callable[[str], int]
     max_lookup: int = 5
     stop_at_gold: bool = True
+    oracle: bool = False
     page: SegmentedPage | None = None
     step: Step | None = None
     ranked: list[int] = field(default_factory=list)
@@ -68,6 +71,9 @@ class Script:
         self.ranked = BM25Retriever().rank(query_of(step), page.fragments)
         found = (page.fragment_of(i) for i in step.gold_ids)
         self.gold_fragments = {i for i in found if i is not None}
+        if self.oracle:  # the gold's fragment first, then BM25's order
+            gold = sorted(self.gold_fragments)
+            self.ranked = gold + [i for i in self.ranked if i not in self.gold_fragments]
 
     def __call__(self, request: Request) -> str:
         text = request.messages[-1].content
@@ -114,7 +120,7 @@ class Script:
 
 def query_of(step: Step) -> str:
     """What retrieval and the scripted look-up rank against: task + last 3 actions."""
-    return " ".join([step.task, *step.previous[-3:]])
+    return retrieval_query(step.task, step.previous)
 
 
 def scripted_model(script: Script) -> tuple[Model, CountingScripted]:

@@ -16,6 +16,7 @@ __all__ = [
     "Action",
     "Agent",
     "LookupRound",
+    "MemoryEdits",
     "ModelCall",
     "Observation",
     "Op",
@@ -89,6 +90,34 @@ class LookupRound(BaseModel):
     rejected: list[str] = Field(default_factory=list, description="what was refused, and why")
     stop: bool = False
     reason: str | None = None
+    assisted: list[int] = Field(
+        default_factory=list, description="0-based fragments retrieval added in free slots"
+    )
+
+
+class MemoryEdits(BaseModel):
+    """What fitting the page memory to its budget changed: nothing is cut silently."""
+
+    reopen_refused: list[int] = Field(
+        default_factory=list, description="0-based fragments asked for but not shown: no room"
+    )
+    reopen_cut: list[int] = Field(
+        default_factory=list, description="reopened fragments shown in part (alone over budget)"
+    )
+    gists_shortened: list[int] = Field(default_factory=list, description="gists cut to fit")
+    gists_displaced: list[int] = Field(
+        default_factory=list, description="gists left out to make room for reopened fragments"
+    )
+    previous_dropped: int = Field(default=0, description="earliest previous actions left out")
+
+    def changed(self) -> bool:
+        return bool(
+            self.reopen_refused
+            or self.reopen_cut
+            or self.gists_shortened
+            or self.gists_displaced
+            or self.previous_dropped
+        )
 
 
 class StepTrace(BaseModel):
@@ -107,6 +136,7 @@ class StepTrace(BaseModel):
     lookup: list[LookupRound] = Field(default_factory=list)
     shown_element_ids: list[str] = Field(default_factory=list)
     memory: str = Field(default="", description="the page as the act prompt showed it")
+    memory_edits: MemoryEdits = Field(default_factory=MemoryEdits)
     calls: list[ModelCall] = Field(default_factory=list)
     usage: dict[str, PhaseUsage] = Field(default_factory=dict)
     page_tokens: int = 0

@@ -17,7 +17,7 @@ from typing import Any
 
 from webagent.contracts import LookupRound
 from webagent.html.fragment import Fragment
-from webagent.memory import fit_reopened, gist_line, render_memory
+from webagent.memory import fit_memory, gist_line
 from webagent.model.base import Request
 from webagent.model.calls import CallLog
 from webagent.prompts import load_template
@@ -142,12 +142,8 @@ def lookup_parallel(query: LookupQuery) -> tuple[list[int], list[LookupRound]]:
     )
     answer = log.generate(request).text
     round_ = parse_lookup_answer(answer, len(fragments), max_pages)
-    accepted, refused = fit_reopened(
-        fragments, gists, round_.accepted, query.budget_tokens, query.count_tokens
-    )
-    round_.accepted = accepted
-    round_.rejected += [f"{i + 1}: does not fit the context budget" for i in refused]
-    return accepted, [round_]
+    # what fits is decided where the memory is built (fit_memory), and recorded there
+    return list(round_.accepted), [round_]
 
 
 def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]:
@@ -161,7 +157,9 @@ def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]
             messages=template.render(
                 task=task,
                 previous_actions=previous,
-                memory=render_memory(fragments, gists, opened),
+                memory=fit_memory(
+                    fragments, gists, opened, query.budget_tokens, query.count_tokens
+                ).text,
                 opened=", ".join(str(i + 1) for i in opened) or "none",
                 remaining=max_pages - len(opened),
             ),
@@ -175,12 +173,13 @@ def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]
         rounds.append(round_)
         if round_.stop or not round_.accepted:
             break  # STOP, or an answer naming no new page: asking again would repeat it
-        fits, refused = fit_reopened(
+        fitted = fit_memory(
             fragments, gists, [*opened, *round_.accepted], query.budget_tokens, query.count_tokens
         )
+        refused = fitted.edits.reopen_refused
         if refused:
             round_.accepted = []
             round_.rejected += [f"{i + 1}: does not fit the context budget" for i in refused]
             break
-        opened = fits
+        opened = fitted.reopened
     return opened, rounds

@@ -1,16 +1,21 @@
 """The page as the model reads it: numbered gists, with reopened fragments in place.
 
 ReadAgent's memory is the list of gists in page order; a fragment the look-up reopens
-replaces its gist at the same position. This module renders that text, decides which
-reopened fragments fit the token budget, and lists the element ids the model was shown.
+replaces its gist at the same position. This module renders that text, fits it to the token
+budget (``fit_memory``: reopened fragments first, then the gists share what is left, every
+change recorded) and lists the element ids the model was shown.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
+from webagent.contracts import MemoryEdits
+from webagent.gist.extractive import ELLIPSIS, cut_gist
 from webagent.html.fragment import Fragment
+from webagent.tokens import TokenCounter, truncate_to_tokens
 
 _SHOWN_ID = re.compile(r"\bid=\"?([^\s>\"',);]+)")
 
@@ -40,33 +45,152 @@ def render_fragments(fragments: Sequence[Fragment], chosen: Iterable[int]) -> st
     return "\n".join(full_block(f) for f in fragments if f.index in keep)
 
 
-def fit_reopened(
+@dataclass
+class FittedMemory:
+    """The memory as it fits the budget, and what fitting it changed (see MemoryEdits)."""
+
+    text: str
+    reopened: list[int]
+    gists: list[str] | None
+    edits: MemoryEdits = field(default_factory=MemoryEdits)
+
+
+def fit_memory(
     fragments: Sequence[Fragment],
     gists: Sequence[str] | None,
     wanted: Sequence[int],
     budget_tokens: int,
-    count_tokens: Callable[[str], int],
-) -> tuple[list[int], list[int]]:
-    """Accept wanted fragments in priority order while the memory stays within budget.
+    count_tokens: TokenCounter,
+) -> FittedMemory:
+    """The memory within ``budget_tokens`` under ``count_tokens``, every change recorded.
 
-    Returns (accepted, refused_for_budget). With ``gists`` the gists of all fragments stay
-    and a reopened fragment replaces its gist; with None only reopened fragments are shown.
+    Reopened fragments are accepted in priority order while they fit the budget on their own;
+    the first one is shown in part if it alone is larger (``reopen_cut``). The gists of the
+    other fragments then share what is left: the longest are shortened first (cut between
+    items); if even one-word gists do not fit, those farthest from a reopened fragment are
+    left out (``gists_displaced``). With ``gists=None`` only reopened fragments are shown.
+    The text is counted whole at the end, so the result fits by construction.
     """
+    budget = budget_tokens
+    for _ in range(8):
+        fitted = _fit(fragments, gists, wanted, budget, count_tokens)
+        excess = count_tokens(fitted.text) - budget_tokens
+        if excess <= 0:
+            return fitted
+        budget -= excess  # joining pieces can cost a token more than their sum: fit again
+    return _fit(fragments, gists, wanted, 0, count_tokens)
 
-    def gist_cost(index: int) -> int:
-        return count_tokens(gist_line(index, gists[index])) + 1 if gists is not None else 0
 
-    used = sum(gist_cost(i) for i in range(len(fragments)))
-    accepted: list[int] = []
-    refused: list[int] = []
-    for index in wanted:
-        extra = count_tokens(full_block(fragments[index])) + 1 - gist_cost(index)
-        if used + extra <= budget_tokens:
-            accepted.append(index)
-            used += extra
+def _fit(
+    fragments: Sequence[Fragment],
+    gists: Sequence[str] | None,
+    wanted: Sequence[int],
+    budget: int,
+    count: TokenCounter,
+) -> FittedMemory:
+    edits = MemoryEdits()
+    blocks: dict[int, str] = {}
+    used = 0
+    for index in dict.fromkeys(wanted):
+        block = full_block(fragments[index])
+        cost = count(block) + 1
+        if used + cost <= budget:
+            blocks[index], used = block, used + cost
+        elif not blocks and budget > 1:
+            blocks[index] = truncate_to_tokens(block, budget - 1, count)
+            used = budget
+            edits.reopen_cut.append(index)
         else:
-            refused.append(index)
-    return accepted, refused
+            edits.reopen_refused.append(index)
+    if gists is None:
+        text = "\n".join(blocks[f.index] for f in fragments if f.index in blocks)
+        return FittedMemory(text, list(blocks), None, edits)
+    closed = [f.index for f in fragments if f.index not in blocks]
+    shown, left_out = _share_gists(
+        closed, list(blocks), gists, budget - used, count=count, edits=edits
+    )
+    lines: list[str] = []
+    for f in fragments:
+        if f.index in blocks:
+            lines.append(blocks[f.index])
+        elif f.index in shown:
+            lines.append(gist_line(f.index, shown[f.index]))
+        elif f.index in left_out and not (lines and lines[-1].startswith(_LEFT_OUT)):
+            lines.append(_left_out_line(f.index, left_out))
+    return FittedMemory(
+        "\n".join(lines), list(blocks), [shown.get(i, "") for i in range(len(gists))], edits
+    )
+
+
+_LEFT_OUT = "[Parts "
+
+
+def _left_out_line(first: int, left_out: set[int]) -> str:
+    last = first
+    while last + 1 in left_out:
+        last += 1
+    return f"{_LEFT_OUT}{first + 1}-{last + 1}] (gists left out: no room)"
+
+
+def _share_gists(
+    closed: list[int],
+    opened: list[int],
+    gists: Sequence[str],
+    room: int,
+    *,
+    count: TokenCounter,
+    edits: MemoryEdits,
+) -> tuple[dict[int, str], set[int]]:
+    """Gists of the ``closed`` fragments within ``room`` tokens: shortened, then displaced."""
+    cost = {i: count(gist_line(i, gists[i])) + 1 for i in closed}
+    if sum(cost.values()) <= room:
+        return {i: gists[i] for i in closed}, set()
+    floor = {i: count(gist_line(i, ELLIPSIS.strip())) + 1 for i in closed}
+    keep = list(closed)
+    left_out: set[int] = set()
+    by_distance = sorted(closed, key=lambda i: (-min((abs(i - o) for o in opened), default=0), -i))
+    note = count(_left_out_line(0, {1})) + 1
+    while keep and sum(floor[i] for i in keep) + note * _runs(left_out) > room:
+        victim = by_distance.pop(0)
+        keep.remove(victim)
+        left_out.add(victim)
+    edits.gists_displaced = sorted(left_out)
+    if note * _runs(left_out) > room:  # not even the notes fit: the trace alone names them
+        return {}, set()
+    room -= note * _runs(left_out)
+    cap = _water_level([cost[i] for i in keep], room)
+    shown: dict[int, str] = {}
+    for _ in range(16):
+        shown = {}
+        for i in keep:
+            shown[i] = gists[i] if cost[i] <= cap else _shorten(i, gists[i], cap, count)
+        total = sum(count(gist_line(i, g)) + 1 for i, g in shown.items())
+        if total <= room or cap <= 1:
+            break
+        cap -= max(1, (total - room) // max(1, sum(1 for i in keep if cost[i] > cap)))
+    edits.gists_shortened = sorted(i for i in keep if shown[i] != gists[i])
+    return shown, left_out
+
+
+def _runs(indices: set[int]) -> int:
+    return sum(1 for i in indices if i - 1 not in indices)
+
+
+def _water_level(costs: list[int], room: int) -> int:
+    """The largest cap c with sum(min(cost, c)) <= room (costs shortened to c)."""
+    low, high = 0, max(costs, default=0)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if sum(min(c, middle) for c in costs) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _shorten(index: int, gist: str, line_tokens: int, count: TokenCounter) -> str:
+    prefix = count(gist_line(index, "")) + 1
+    return cut_gist(gist, line_tokens - prefix, count) or ELLIPSIS.strip()
 
 
 def shown_ids(text: str, page_ids: Iterable[str]) -> list[str]:

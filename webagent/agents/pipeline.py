@@ -2,7 +2,10 @@
 
 Agents differ only in ``build_memory``: what of the page the act prompt shows (all gists
 with reopened fragments, gists alone, retrieved fragments, or the page cut to the budget).
-Segmentation, budgets, the act prompt, validation and tracing are the same for all.
+Segmentation, budgets, the act prompt, validation and tracing are the same for all, and all
+count tokens with the model's own counter (``Model.count_tokens``). ``build_memory`` returns
+a memory that fits ``ctx.budget`` (``webagent.memory.fit_memory``) with what fitting changed;
+nothing is cut here.
 """
 
 from __future__ import annotations
@@ -12,17 +15,22 @@ from abc import abstractmethod
 from dataclasses import dataclass, field
 
 from webagent.act import act_messages, predict_action
-from webagent.agents.context import format_previous, page_budget, segment_settings
+from webagent.agents.context import (
+    format_previous,
+    page_budget,
+    previous_budget,
+    reopen_room,
+    segment_settings,
+)
 from webagent.agents.settings import AgentSettings
-from webagent.contracts import Agent, LookupRound, Observation, StepTrace
+from webagent.contracts import Agent, LookupRound, MemoryEdits, Observation, StepTrace
 from webagent.errors import ModelError, PageError
 from webagent.gist.cache import GistCache
-from webagent.html.fragment import SegmentedPage
+from webagent.html.fragment import SegmentedPage, SegmentSettings
 from webagent.html.segment import segment_html
 from webagent.memory import shown_ids
 from webagent.model.calls import CallLog
 from webagent.model.client import Model
-from webagent.tokens import truncate_to_tokens
 
 
 @dataclass
@@ -35,6 +43,7 @@ class StepContext:
     budget: int
     log: CallLog
     trace: StepTrace
+    reopen_room: int = 0
 
 
 @dataclass
@@ -43,9 +52,13 @@ class Memory:
     reopened: list[int] = field(default_factory=list)
     gists: list[str] = field(default_factory=list)
     lookup: list[LookupRound] = field(default_factory=list)
+    edits: MemoryEdits = field(default_factory=MemoryEdits)
 
 
 class PageAgent(Agent):
+    #: whether the act prompt shows gists (a budget too small for gists is then an error)
+    shows_gists: bool = True
+
     def __init__(
         self, settings: AgentSettings, model: Model, gist_cache: GistCache | None = None
     ) -> None:
@@ -53,7 +66,12 @@ class PageAgent(Agent):
         self.model = model
         self.gist_cache = gist_cache
         self.name = settings.agent
-        self._segment_settings = segment_settings(settings, model)
+        self._segment_settings = segment_settings(settings, model, self.shows_gists)
+
+    @property
+    def segment_plan(self) -> SegmentSettings:
+        """The segmentation settings this agent's budget gives (``segment_settings``)."""
+        return self._segment_settings
 
     @abstractmethod
     def build_memory(self, ctx: StepContext) -> Memory:
@@ -78,27 +96,31 @@ class PageAgent(Agent):
     def _step(self, observation: Observation, trace: StepTrace, log: CallLog) -> None:
         count = self.model.count_tokens
         t0 = time.perf_counter()
-        page = segment_html(observation.html, self._segment_settings)
+        page = segment_html(observation.html, self._segment_settings, count)
         trace.timings["segment_s"] = time.perf_counter() - t0
         trace.n_fragments = len(page.fragments)
         trace.fragment_tokens = [f.tokens for f in page.fragments]
         trace.fragment_element_ids = [f.element_ids for f in page.fragments]
         trace.page_tokens = page.page_tokens
 
-        empty, _ = act_messages(observation.task, "", "")
-        history_budget = self.settings.reserve_tokens - self.model.count_message_tokens(empty)
-        previous = format_previous(observation.previous_actions, max(history_budget, 0), count)
+        history = previous_budget(self.settings, self.model)
+        previous, dropped = format_previous(observation.previous_actions, history, count)
         budget_empty, _ = act_messages(observation.task, previous, "")
         budget = page_budget(self.model, self.settings, budget_empty, self.settings.act_max_tokens)
 
         t0 = time.perf_counter()
-        ctx = StepContext(observation, page, previous, budget, log, trace)
+        room = reopen_room(self.settings, self._segment_settings, count)
+        ctx = StepContext(observation, page, previous, budget, log, trace, room)
         memory = self.build_memory(ctx)
         trace.timings["memory_s"] = time.perf_counter() - t0
         trace.gists, trace.reopened, trace.lookup = memory.gists, memory.reopened, memory.lookup
-        # the budget arithmetic above is exact up to chat-template details: make sure
-        text = truncate_to_tokens(memory.text, budget, count)
+        trace.memory_edits = memory.edits.model_copy(update={"previous_dropped": dropped})
+        text = memory.text
         trace.memory = text
+        if count(text) > budget:  # fit_memory makes this impossible: say so if it ever is
+            trace.error = f"the page memory is over its budget of {budget} tokens"
+            trace.error_class = "memory_over_budget"
+            return
         trace.shown_element_ids = shown_ids(text, page.element_ids)
 
         messages, version = act_messages(observation.task, previous, text)

@@ -4,27 +4,42 @@
 reopens one at a time, seeing what is already open, until STOP (ReadAgent-S);
 ``GistOnlyAgent`` acts on the gists alone (the "gist memory" baseline, no look-up).
 Reopened fragments replace their gists in place.
+
+Every memory is fitted to its prompt's budget by ``fit_memory`` under the model's counter: the
+look-up prompt of ReadAgent-P holds all gists (shortened only if they exceed its budget), each
+ReadAgent-S round holds the gists with what is open so far, and the act prompt holds the
+reopened fragments with the gists shortened beside them (the segmentation plan keeps room for
+``max_lookup`` fragments, so they fit). With ``lookup_assist`` the model's picks come first and
+the best retrieval hits fill the free slots up to ``max_lookup`` (recorded as ``assisted``).
 """
 
 from __future__ import annotations
 
 import time
 
-from webagent.agents.context import context_budget
+from webagent.agents.context import context_budget, page_budget
 from webagent.agents.pipeline import Memory, PageAgent, StepContext
+from webagent.contracts import LookupRound
 from webagent.gist.gister import build_gister
 from webagent.lookup import LookupQuery, lookup_parallel, lookup_sequential
-from webagent.memory import render_memory
+from webagent.memory import fit_memory
+from webagent.prompts import load_template
+from webagent.retrieval import build_retriever, retrieval_query
 
 
 class GistOnlyAgent(PageAgent):
     def gists(self, ctx: StepContext) -> list[str]:
         t0 = time.perf_counter()
         settings = self.settings
+        cap = (
+            settings.extractive_max_tokens
+            if settings.gister == "extractive"
+            else settings.gist_max_tokens
+        )
         gister = build_gister(
             settings.gister,
             settings.gist_words,
-            settings.gist_max_tokens,
+            cap,
             settings.gist_batch,
             context_budget(settings, self.model),
         )
@@ -33,32 +48,70 @@ class GistOnlyAgent(PageAgent):
         return gists
 
     def build_memory(self, ctx: StepContext) -> Memory:
-        gists = self.gists(ctx)
-        return Memory(text=render_memory(ctx.page.fragments, gists, ()), gists=gists)
+        fitted = fit_memory(ctx.page.fragments, self.gists(ctx), (), ctx.budget, self._count)
+        return Memory(text=fitted.text, gists=fitted.gists or [], edits=fitted.edits)
+
+    def _count(self, text: str) -> int:
+        return self.model.count_tokens(text)
 
 
 class ReadAgentP(GistOnlyAgent):
     lookup = staticmethod(lookup_parallel)
 
     def build_memory(self, ctx: StepContext) -> Memory:
-        gists = self.gists(ctx)
+        fragments = ctx.page.fragments
+        raw = self.gists(ctx)
+        budget = self._lookup_budget(ctx)
+        memory = fit_memory(fragments, raw, (), budget, self._count)
+        gists = memory.gists or []
         t0 = time.perf_counter()
-        reopened, rounds = self.lookup(
+        picks, rounds = self.lookup(
             LookupQuery(
                 task=ctx.observation.task,
                 previous=ctx.previous,
-                fragments=ctx.page.fragments,
-                gists=gists,
+                fragments=fragments,
+                gists=gists if self.lookup is lookup_parallel else raw,
                 max_pages=self.settings.max_lookup,
-                budget_tokens=ctx.budget,
+                budget_tokens=budget,
                 max_tokens=self.settings.lookup_max_tokens,
                 log=ctx.log,
-                count_tokens=self.model.count_tokens,
+                count_tokens=self._count,
             )
         )
+        picks = self._assist(ctx, picks, rounds)
         ctx.trace.timings["lookup_s"] = time.perf_counter() - t0
-        text = render_memory(ctx.page.fragments, gists, reopened)
-        return Memory(text=text, reopened=sorted(reopened), gists=gists, lookup=rounds)
+        fitted = fit_memory(fragments, raw, picks, ctx.budget, self._count)
+        return Memory(
+            text=fitted.text,
+            reopened=sorted(fitted.reopened),
+            gists=gists,
+            lookup=rounds,
+            edits=fitted.edits,
+        )
+
+    def _lookup_budget(self, ctx: StepContext) -> int:
+        """Tokens for the page in the look-up prompt (its template, task and answer aside)."""
+        name = "lookup_parallel" if self.lookup is lookup_parallel else "lookup_sequential"
+        template = load_template(name)
+        values: dict[str, object] = {"task": ctx.observation.task, "previous_actions": ctx.previous}
+        if name == "lookup_parallel":
+            values |= {"gists": "", "max_pages": self.settings.max_lookup}
+        else:
+            values |= {"memory": "", "opened": "none", "remaining": self.settings.max_lookup}
+        empty = template.render(**values)
+        return page_budget(self.model, self.settings, empty, self.settings.lookup_max_tokens)
+
+    def _assist(self, ctx: StepContext, picks: list[int], rounds: list[LookupRound]) -> list[int]:
+        """The model's picks, then the best retrieval hits in the free slots (if enabled)."""
+        free = self.settings.max_lookup - len(picks)
+        if self.settings.lookup_assist == "none" or free <= 0 or not rounds:
+            return picks
+        retriever = build_retriever(self.settings.lookup_assist)
+        query = retrieval_query(ctx.observation.task, ctx.observation.previous_actions)
+        ranked = retriever.rank(query, ctx.page.fragments)
+        added = [i for i in ranked if i not in picks][:free]
+        rounds[-1].assisted = added
+        return [*picks, *added]
 
 
 class ReadAgentS(ReadAgentP):

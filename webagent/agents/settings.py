@@ -32,7 +32,18 @@ class AgentSettings(BaseModel):
         description="fragments gisted per model call at most, as many as fit the context "
         "budget (1 = one call per fragment)",
     )
-    retriever: Literal["bm25", "embedding"] = "bm25"
+    extractive_max_tokens: int = Field(
+        default=256,
+        ge=8,
+        le=2048,
+        description="cap of one extractive gist; the memory then shares the gist room out",
+    )
+    retriever: Literal["bm25", "embedding", "fused"] = "bm25"
+    lookup_assist: Literal["none", "bm25", "embedding", "fused"] = Field(
+        default="none",
+        description="retrieval fills the look-up's free slots up to max_lookup after the "
+        "model's picks",
+    )
     top_k: int = Field(default=5, ge=1, le=50, description="fragments the retrieval baseline shows")
     reserve_tokens: int = Field(
         default=384, ge=64, description="room kept for task, previous actions and instructions"

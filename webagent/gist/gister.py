@@ -1,17 +1,17 @@
-"""Gisting: one short gist per fragment, by the model or extractively.
+"""Gisting by the model, and :func:`build_gister`, which picks the model or the extractive
+gister (:mod:`webagent.gist.extractive`).
 
-Gists are cached (``GistCache``) by model, prompt version, gist settings and fragment
-content, one entry per fragment whether it was gisted alone or in a batch. The model gister
-puts several uncached fragments in one call (``webagent.gist.batch``); the calls of a page
-go out concurrently, as many at once as the backend serves (``Model.map_generate``).
+The model gister puts several uncached fragments in one call (``webagent.gist.batch``); the
+calls of a page go out concurrently, as many at once as the backend serves
+(``Model.map_generate``). The cache around every gister is :class:`~webagent.gist.base.Gister`'s.
 """
 
 from __future__ import annotations
 
 import re
-from abc import ABC, abstractmethod
 
 from webagent.errors import ModelError
+from webagent.gist.base import Gister
 from webagent.gist.batch import (
     answer_room,
     batch_schema,
@@ -20,7 +20,7 @@ from webagent.gist.batch import (
     render_part,
     render_parts,
 )
-from webagent.gist.cache import GistCache, gist_key
+from webagent.gist.extractive import ExtractiveGister, extractive_gist
 from webagent.html.fragment import Fragment
 from webagent.model.base import Request
 from webagent.model.calls import CallLog
@@ -30,83 +30,6 @@ from webagent.prompts import load_template
 _SPACE = re.compile(r"\s+")
 #: tokens a batch keeps free beyond what the counter sees (chat template, part numbers)
 BATCH_MARGIN_TOKENS = 32
-_ELEMENT = re.compile(r"<(\w+) id=([^\s>]+)([^>]*)>([^<]{0,60})")
-_LABEL_ATTR = re.compile(r'(?:aria-label|placeholder|title|value|name|alt)="([^"]{1,40})"')
-
-
-def _cut_words(text: str, words: int) -> str:
-    parts = _SPACE.sub(" ", text).strip().split(" ")
-    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
-
-
-class Gister(ABC):
-    name: str
-
-    def __init__(self, words: int, max_tokens: int) -> None:
-        self.words = words
-        self.max_tokens = max_tokens
-
-    @property
-    @abstractmethod
-    def version_tag(self) -> str:
-        """What, besides the fragment, determines a gist (goes into the cache key)."""
-
-    @abstractmethod
-    def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
-        """Gists of fragments not found in the cache, same order."""
-
-    def gist_all(
-        self, fragments: list[Fragment], log: CallLog, cache: GistCache | None
-    ) -> list[str]:
-        gists: list[str | None] = [None] * len(fragments)
-        keys = [
-            gist_key(log.model.name, self.version_tag, self._settings_tag(), f.path + "\n" + f.html)
-            for f in fragments
-        ]
-        todo: list[int] = []
-        for i, key in enumerate(keys):
-            hit = cache.get(key) if cache is not None else None
-            if hit is None:
-                todo.append(i)
-            else:
-                gists[i] = hit
-                log.count_hit("gist")
-        fresh = self._gist_uncached([fragments[i] for i in todo], log)
-        for i, gist in zip(todo, fresh, strict=True):
-            gists[i] = gist
-            if cache is not None:
-                cache.put(keys[i], gist)
-        return [g or "" for g in gists]
-
-    def _settings_tag(self) -> str:
-        return f"{self.name}/{self.words}w/{self.max_tokens}t"
-
-
-class ExtractiveGister(Gister):
-    """No model: the fragment's visible text and its controls with ids, cut to budget."""
-
-    name = "extractive"
-
-    @property
-    def version_tag(self) -> str:
-        return "extractive@1"
-
-    def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
-        return [extractive_gist(f, self.words) for f in fragments]
-
-
-def extractive_gist(fragment: Fragment, words: int) -> str:
-    controls = []
-    interactive = set(fragment.interactive_ids)
-    for tag, element_id, attrs, text in _ELEMENT.findall(fragment.html):
-        if element_id not in interactive:
-            continue
-        label = text.strip() or next(iter(_LABEL_ATTR.findall(attrs)), "")
-        controls.append(f"{tag} {_cut_words(label, 4)!r} (id={element_id})")
-    text = _cut_words(fragment.text, max(words // 2, 3)) if fragment.text else ""
-    shown = "; ".join(controls[: max(words // 6, 1)])
-    more = f" +{len(controls) - max(words // 6, 1)} more" if len(controls) > words // 6 else ""
-    return f"{text} | controls: {shown}{more}" if controls else text or "(empty)"
 
 
 class ModelGister(Gister):

@@ -10,11 +10,17 @@ ReadAgent's prompts must fit the window twice over:
 
 :func:`plan_segmentation` splits the window evenly between the two: half of what is left after
 ``reserved_tokens`` goes to gists (which fixes ``max_fragments``), the other half to reopened
-fragments (which fixes ``max_fragment_tokens``). See docs/SEGMENTATION.md for the numbers this
-gives on real pages.
+fragments (which fixes ``max_fragment_tokens``; ``reopen_header_tokens`` is taken off each for
+the ``[Part N] (full) path`` line above a reopened fragment). Agents segment with
+``overflow="keep_fragment_tokens"``: a fragment never grows past ``max_fragment_tokens``
+(except one indivisible element), so ``max_reopen`` of them always fit, and on a page with
+more fragments than ``max_fragments`` the gists share the gist half and are shorter
+(``webagent.memory.fit_memory``). See docs/SEGMENTATION.md for the numbers on real pages.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 from webagent.errors import ConfigError
 from webagent.html.fragment import SegmentSettings
@@ -24,6 +30,7 @@ __all__ = ["plan_segmentation"]
 DEFAULT_DEPTH = 6
 MIN_FRAGMENT_TOKENS = 64
 GIST_SHARE = 0.5
+Overflow = Literal["keep_fragment_tokens", "keep_fragment_count"]
 
 
 def plan_segmentation(
@@ -32,6 +39,9 @@ def plan_segmentation(
     reserved_tokens: int,
     max_reopen: int,
     depth: int | None = None,
+    *,
+    reopen_header_tokens: int = 0,
+    overflow: Overflow = "keep_fragment_count",
 ) -> SegmentSettings:
     """Settings whose fragments let both the gist prompt and the act prompt fit the window.
 
@@ -43,7 +53,7 @@ def plan_segmentation(
     free = context_window - reserved_tokens
     max_fragments = max(max_reopen + 1, int(free * GIST_SHARE) // gist_tokens)
     reopen_room = free - (max_fragments - max_reopen) * gist_tokens
-    max_fragment_tokens = reopen_room // max_reopen
+    max_fragment_tokens = reopen_room // max_reopen - reopen_header_tokens
     if max_fragment_tokens < 2 * MIN_FRAGMENT_TOKENS:
         raise ConfigError(
             f"context_window={context_window} leaves only {max_fragment_tokens} tokens per "
@@ -55,6 +65,7 @@ def plan_segmentation(
         max_fragment_tokens=max_fragment_tokens,
         min_fragment_tokens=min(MIN_FRAGMENT_TOKENS, max_fragment_tokens // 4),
         max_fragments=max_fragments,
+        overflow=overflow,
     )
 
 

@@ -1,0 +1,59 @@
+"""The gister contract and the gist cache around it: a gister writes the gists of the
+fragments the cache does not hold; :meth:`Gister.gist_all` asks the cache first and fills it.
+
+Gists are cached (``GistCache``) by model, prompt version, gist settings and fragment
+content, one entry per fragment whether it was gisted alone or in a batch.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from webagent.gist.cache import GistCache, gist_key
+from webagent.html.fragment import Fragment
+from webagent.model.calls import CallLog
+
+__all__ = ["Gister"]
+
+
+class Gister(ABC):
+    name: str
+
+    def __init__(self, words: int, max_tokens: int) -> None:
+        self.words = words
+        self.max_tokens = max_tokens
+
+    @property
+    @abstractmethod
+    def version_tag(self) -> str:
+        """What, besides the fragment, determines a gist (goes into the cache key)."""
+
+    @abstractmethod
+    def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
+        """Gists of fragments not found in the cache, same order."""
+
+    def gist_all(
+        self, fragments: list[Fragment], log: CallLog, cache: GistCache | None
+    ) -> list[str]:
+        gists: list[str | None] = [None] * len(fragments)
+        keys = [
+            gist_key(log.model.name, self.version_tag, self._settings_tag(), f.path + "\n" + f.html)
+            for f in fragments
+        ]
+        todo: list[int] = []
+        for i, key in enumerate(keys):
+            hit = cache.get(key) if cache is not None else None
+            if hit is None:
+                todo.append(i)
+            else:
+                gists[i] = hit
+                log.count_hit("gist")
+        fresh = self._gist_uncached([fragments[i] for i in todo], log)
+        for i, gist in zip(todo, fresh, strict=True):
+            gists[i] = gist
+            if cache is not None:
+                cache.put(keys[i], gist)
+        return [g or "" for g in gists]
+
+    def _settings_tag(self) -> str:
+        return f"{self.name}/{self.words}w/{self.max_tokens}t"

@@ -1,0 +1,213 @@
+"""Extractive gists: no model; what a fragment says and the controls a task may need, by id.
+
+A gist is built in order of what a task is likely to need, so that cutting it to a token
+budget (here or when the memory shares its room out, :func:`webagent.memory.shorten_gist`)
+drops the least useful part first:
+
+1. headings and the first words of the visible text (what the part is about);
+2. form controls with the words a person would use for them (label, placeholder,
+   aria-label, name, option names), then buttons, then selects;
+3. each run of navigation links collapsed into its heading and a count;
+4. the links themselves with their text, outside link runs first.
+
+Items are separated by ``"; "`` so a cut falls between two of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lxml import etree, html
+
+from webagent.gist.base import Gister
+from webagent.html.fragment import Fragment
+from webagent.model.calls import CallLog
+from webagent.tokens import TokenCounter, truncate_to_tokens
+
+__all__ = ["ExtractiveGister", "cut_gist", "extractive_gist"]
+
+_SPACE = re.compile(r"\s+")
+#: elements whose content an HTML parser reads as raw text: an unclosed one would swallow the
+#: rest of the fragment, so they are read as plain elements (a textarea as a text input)
+_RAW_TEXT = re.compile(r"<(/?)(iframe|noscript|title|xmp|noembed|noframes)\b", re.I)
+_TEXTAREA = re.compile(r"<textarea\b", re.I)
+_FORM = {"input", "textarea", "select"}
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6", "legend", "caption", "label", "summary"}
+_LIST = {"ul", "ol", "nav", "menu", "dl", "table", "tbody"}
+_LABEL_ATTRS = ("aria-label", "placeholder", "title", "alt", "value", "name")
+#: a run of at least this many links under one list is summarised as heading + count
+LINK_RUN = 4
+SEPARATOR = "; "
+ELLIPSIS = " …"
+
+
+def _words(text: str | None, n: int) -> str:
+    parts = _SPACE.sub(" ", text or "").strip().split(" ")
+    parts = [p for p in parts if p]
+    return " ".join(parts[:n]) + (ELLIPSIS if len(parts) > n else "")
+
+
+def _attr_label(el: etree._Element) -> str:
+    for name in _LABEL_ATTRS:
+        value = el.get(name)
+        if value and value.strip() and not (name == "value" and el.get("type") == "hidden"):
+            return value.strip()
+    return ""
+
+
+def _text(el: etree._Element) -> str:
+    return _SPACE.sub(" ", "".join(str(t) for t in el.itertext())).strip()
+
+
+def _nearby_label(el: etree._Element) -> str:
+    """The <label> (or text) right before or after a form control: labels follow inputs too."""
+    for sibling in (el.getprevious(), el.getnext()):
+        if sibling is not None and sibling.tag == "label":
+            return _text(sibling)
+    parent = el.getparent()
+    if parent is not None and parent.tag == "label":
+        return _text(parent)
+    return ""
+
+
+@dataclass
+class _Control:
+    kind: str
+    label: str
+    element_id: str
+
+    def render(self, words: int = 6) -> str:
+        """``kind "label" id=N``; links leave their kind out (most controls are links)."""
+        label = _words(self.label, words)
+        kind = "" if self.kind == "link" else self.kind + " "
+        return f'{kind}"{label}" id={self.element_id}' if label else f"{kind}id={self.element_id}"
+
+
+def _form_control(el: etree._Element, element_id: str) -> _Control:
+    tag = el.tag
+    kind = el.get("type", "text") if tag == "input" else tag
+    kind = {"submit": "button", "image": "button", "text": "input"}.get(kind, kind)
+    if tag == "input" and kind not in ("button", "checkbox", "radio"):
+        kind = f"input:{kind}" if kind != "input" else "input"
+    names = [x for x in (_attr_label(el), _nearby_label(el)) if x]
+    label = " / ".join(dict.fromkeys(names))
+    if tag == "select":
+        options = [_text(o) for o in el.iter("option") if _text(o)]
+        shown = ", ".join(_words(o, 4) for o in options[:4])
+        more = f" +{len(options) - 4}" if len(options) > 4 else ""
+        label = f"{label} [{shown}{more}]" if options else label
+        return _Control("select", label, element_id)
+    return _Control(kind, label, element_id)
+
+
+def _run_heading(container: etree._Element) -> str:
+    label = container.get("aria-label") or ""
+    if label:
+        return label
+    previous = container.getprevious()
+    while previous is not None:
+        if previous.tag in _HEADINGS or previous.tag in ("strong", "b", "p", "span", "div"):
+            text = _text(previous)
+            if text:
+                return text
+        previous = previous.getprevious()
+    parent = container.getparent()
+    return _run_heading(parent) if parent is not None and parent.tag not in ("div",) else ""
+
+
+def _container(el: etree._Element) -> etree._Element | None:
+    for ancestor in el.iterancestors():
+        if ancestor.tag in _LIST:
+            return ancestor
+    return None
+
+
+def _items(fragment: Fragment, words: int) -> list[str]:
+    try:
+        source = _TEXTAREA.sub('<input type="textarea"', _RAW_TEXT.sub(r"<\1span", fragment.html))
+        root = html.fragment_fromstring(source, create_parent="div")
+    except (etree.ParserError, ValueError):
+        return [_words(fragment.text, words)] if fragment.text else []
+    interactive = set(fragment.interactive_ids)
+    headings = [_text(h) for h in root.iter(*_HEADINGS - {"label"}) if _text(h)]
+    forms: list[_Control] = []
+    buttons: list[_Control] = []
+    selects: list[_Control] = []
+    links: list[tuple[etree._Element | None, _Control]] = []
+    for el in root.iter():
+        element_id = el.get("id")
+        if not isinstance(el.tag, str) or element_id is None or element_id not in interactive:
+            continue
+        if el.tag in _FORM:
+            control = _form_control(el, element_id)
+            (selects if control.kind == "select" else forms).append(control)
+        elif el.tag == "button" or el.get("role") in ("button", "tab", "switch"):
+            buttons.append(_Control("button", _text(el) or _attr_label(el), element_id))
+        else:
+            label = _text(el) or _attr_label(el)
+            links.append(
+                (_container(el), _Control(el.tag if el.tag != "a" else "link", label, element_id))
+            )
+    runs: dict[int, list[_Control]] = {}
+    containers: dict[int, etree._Element] = {}
+    for container, control in links:
+        if container is not None:
+            runs.setdefault(id(container), []).append(control)
+            containers[id(container)] = container
+    long_runs = {k for k, v in runs.items() if len(v) >= LINK_RUN}
+    lead = " / ".join(dict.fromkeys(_words(h, 6) for h in headings[:2]))
+    items = [lead or _words(fragment.text, max(words // 3, 3))] if lead or fragment.text else []
+    items += [c.render() for c in forms + buttons] + [c.render(14) for c in selects]
+    for key in long_runs:
+        heading = _words(_run_heading(containers[key]), 5)
+        items.append(
+            f'{len(runs[key])} links under "{heading}"' if heading else f"{len(runs[key])} links"
+        )
+    in_runs = {id(c) for k in long_runs for c in runs[k]}
+    items += [c.render(4) for _, c in links if id(c) not in in_runs]
+    items += [c.render(4) for _, c in links if id(c) in in_runs]
+    return items
+
+
+def cut_gist(gist: str, max_tokens: int, count_tokens: TokenCounter) -> str:
+    """``gist`` within ``max_tokens``, cut between two items (else words), marked with ``…``."""
+    if count_tokens(gist) <= max_tokens:
+        return gist
+    room = max_tokens - count_tokens(ELLIPSIS)
+    if room <= 0:
+        return ""
+    head = truncate_to_tokens(gist, room, count_tokens)
+    for boundary in (SEPARATOR, " "):
+        at = head.rfind(boundary)
+        if at > 0:
+            return head[:at].rstrip(" ;|") + ELLIPSIS
+    return ""
+
+
+def extractive_gist(
+    fragment: Fragment,
+    words: int,
+    max_tokens: int | None = None,
+    count_tokens: TokenCounter | None = None,
+) -> str:
+    """The fragment's gist: what it is about, then its controls by id (see module doc)."""
+    gist = SEPARATOR.join(_items(fragment, words)) or "(empty)"
+    if max_tokens is None or count_tokens is None:
+        return gist
+    return cut_gist(gist, max_tokens, count_tokens) or "(empty)"
+
+
+class ExtractiveGister(Gister):
+    """No model: :func:`extractive_gist` of each fragment, cut to ``max_tokens`` tokens under
+    the model's own counter (the one every budget uses)."""
+
+    name = "extractive"
+
+    @property
+    def version_tag(self) -> str:
+        return "extractive@2"
+
+    def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
+        count = log.model.count_tokens
+        return [extractive_gist(f, self.words, self.max_tokens, count) for f in fragments]
