@@ -63,6 +63,39 @@ def outcomes(xml: Path) -> dict[str, str]:
     return result
 
 
+def summarize(
+    args: argparse.Namespace, passes: list[dict[str, Any]], bad: Counter[str], tests: set[str]
+) -> tuple[dict[str, Any], str]:
+    done = len(passes)
+    clean = sum(p["exit"] == 0 for p in passes)
+    rows = [[p["pass"], p["exit"], p["passed"], p["failed"] + p["error"], p["skipped"],
+             p["seconds"]] for p in passes]  # fmt: skip
+    flaky = [[test, count, done] for test, count in bad.most_common()]
+    progress = "" if done == args.runs else f" ({done} of {args.runs} passes done)"
+    text = "\n\n".join(
+        [
+            f"# Test stability: {' '.join(args.targets)}, {args.runs} passes in a row{progress}",
+            f"{clean} of {done} passes exited 0; {len(tests)} tests; "
+            f"{len(bad)} tests failed at least once; {sum(bad.values())} failures in all; "
+            f"{sum(p['seconds'] for p in passes) / 60:.0f} min.",
+            f"Command: `python bench/stability.py --runs {args.runs} {' '.join(args.targets)}`",
+            markdown_table(["pass", "exit", "passed", "failed", "skipped", "seconds"], rows),
+            "## Failures per test\n\n"
+            + (markdown_table(["test", "failures", "passes"], flaky) if flaky else "none"),
+        ]
+    )
+    payload = {
+        "provenance": provenance({"runs": args.runs, "targets": args.targets}, {}),
+        "passes_planned": args.runs,
+        "passes_done": done,
+        "passes": passes,
+        "tests": len(tests),
+        "failures_per_test": dict(bad.most_common()),
+        "clean_passes": clean,
+    }
+    return payload, text
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("targets", nargs="*", default=DEFAULT_FOLDERS, help="pytest targets")
@@ -89,32 +122,10 @@ def main() -> int:
                            "failed_tests": failed})  # fmt: skip
             print(f"pass {number}/{args.runs}: exit {status}, {counts.get('passed', 0)} passed, "
                   f"{len(failed)} failed, {seconds:.0f} s", flush=True)  # fmt: skip
-
-    clean = sum(p["exit"] == 0 for p in passes)
-    rows = [[p["pass"], p["exit"], p["passed"], p["failed"] + p["error"], p["skipped"],
-             p["seconds"]] for p in passes]  # fmt: skip
-    flaky = [[test, count, args.runs] for test, count in bad.most_common()]
-    text = "\n\n".join(
-        [
-            f"# Test stability: {' '.join(args.targets)}, {args.runs} passes in a row",
-            f"{clean} of {args.runs} passes exited 0; {len(tests)} tests; "
-            f"{len(bad)} tests failed at least once; "
-            f"{sum(bad.values())} failures in all.",
-            f"Command: `python bench/stability.py --runs {args.runs} {' '.join(args.targets)}`",
-            markdown_table(["pass", "exit", "passed", "failed", "skipped", "seconds"], rows),
-            "## Failures per test\n\n"
-            + (markdown_table(["test", "failures", "passes"], flaky) if flaky else "none"),
-        ]
-    )
-    payload = {
-        "provenance": provenance({"runs": args.runs, "targets": args.targets}, {}),
-        "passes": passes,
-        "tests": len(tests),
-        "failures_per_test": dict(bad.most_common()),
-        "clean_passes": clean,
-    }
-    write_result(args.out, "stability", payload, text)
-    return 0 if clean == args.runs else 1
+            # written after every pass, so that a run cut short still leaves its summary
+            payload, text = summarize(args, passes, bad, tests)
+            write_result(args.out, "stability", payload, text)
+    return 0 if all(p["exit"] == 0 for p in passes) else 1
 
 
 if __name__ == "__main__":

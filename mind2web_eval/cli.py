@@ -248,7 +248,7 @@ def print_pending(outcome: RunOutcome, command: list[str]) -> None:
     """On stderr: what stopped the run, which steps are pending and why, how to resume."""
     from mind2web_eval.diagnostics import PENDING_REASONS
 
-    if outcome.stopped_by and outcome.stopped_by != "interrupted":
+    if outcome.stopped_by:
         print(f"stopped early: {outcome.stopped_by}", file=sys.stderr)
     if outcome.pending:
         why = "; ".join(

@@ -223,42 +223,42 @@ def _execute(
             if stored is not None:
                 progress.add(stored, fresh=True)
 
-    def stop_reason() -> str | None:
+    def stop() -> tuple[Status, str] | None:
+        """(status, why) when the run must stop submitting steps."""
         limit = settings.max_consecutive_failures
         if limit is not None and progress.consecutive_model_failures >= limit:
-            return (
-                f"circuit breaker: {progress.consecutive_model_failures} model failures in a "
-                f"row (--max-consecutive-failures {limit})"
-            )
+            failures = progress.consecutive_model_failures
+            why = f"{failures} model failures in a row (--max-consecutive-failures {limit})"
+            return "complete", f"circuit breaker: {why}"  # becomes incomplete: steps pending
         if settings.max_errors is not None and progress.run_errors >= settings.max_errors:
-            return f"--max-errors {settings.max_errors} reached"
+            return "aborted", f"--max-errors {settings.max_errors} reached"
         return None
 
     pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="webagent-eval")
-    pending: set[Future[StepRecord]] = set()
+    in_flight: set[Future[StepRecord]] = set()
+    stopped: tuple[Status, str] | None = None
     try:
         for task, index, gold in jobs:
-            if stop_reason():
+            stopped = stop()
+            if stopped:
                 break
-            pending.add(pool.submit(_run_step, settings, subject.agent, task, index, gold))
-            if len(pending) >= settings.workers:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            in_flight.add(pool.submit(_run_step, settings, subject.agent, task, index, gold))
+            if len(in_flight) >= settings.workers:
+                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
                 record(done)
-        record(wait(pending).done)
-        reason = stop_reason()
-        if reason:
+        record(wait(in_flight).done)
+        stopped = stopped or stop()
+        if stopped:
             for _ in jobs:  # read the rest of the data: its steps count as pending
                 pass
     except KeyboardInterrupt:
         pool.shutdown(wait=False, cancel_futures=True)
-        return "interrupted", "interrupted"
+        return "interrupted", None
     except BaseException:
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
-    if reason and reason.startswith("--max-errors"):
-        return "aborted", reason
-    return "complete", reason
+    return stopped or ("complete", None)
 
 
 def run_eval(

@@ -78,3 +78,15 @@ def test_compare_json(raw_folder: Path, tmp_path: Path, capsys: pytest.CaptureFi
     assert all(r["steps"] == 10 and 0.0 <= r["step_sr"] <= 1.0 for r in rows)
     assert main(["compare", str(tmp_path / "none")]) == 2
     assert "no results.json" in capsys.readouterr().err
+
+
+def test_eval_help_documents_pending_steps_and_exit_codes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["eval", "--help"])
+    text = capsys.readouterr().out
+    expected = ("--max-consecutive-failures", "--record-agent-errors", "pending",
+                "4    incomplete", "3    stopped by --max-errors", "130  interrupted")  # fmt: skip
+    for said in expected:
+        assert said in text, said

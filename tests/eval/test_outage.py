@@ -155,7 +155,7 @@ def test_sigkill_during_an_outage_then_the_same_command_completes(
             assert process.poll() is None, process.stderr.read().decode()  # type: ignore[union-attr]
             assert time.monotonic() < deadline, "no step finished in 120 s"
             time.sleep(0.02)
-        fake.delay_s = 0.5  # the outage: slow 500s (the breaker would need 5 s to trip)
+        fake.delay_s = 1.0  # the outage: slow 500s (the breaker would need 10 s to trip)
         fake.down.set()
         while not any(r["diagnostics"]["error_class"] == "model_error" for r in jsonl(results)):
             assert process.poll() is None, process.stderr.read().decode()  # type: ignore[union-attr]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from email.utils import formatdate
 from typing import Any
 
@@ -248,3 +249,16 @@ def test_a_connection_the_server_closes_is_not_reused() -> None:
             assert model.generate(ask()).attempts == 3
         assert len(fake.chat_requests) == 3
         assert len(set(fake.chat_clients)) == 3  # three connections, one per attempt
+
+
+def test_one_limit_for_every_caller_of_a_model() -> None:
+    """Threads that each fan out (as evaluation workers gisting a page do) share the model's
+    one limit: never more than ``concurrency`` requests in flight at the endpoint."""
+    with FakeOpenAIServer(delay_s=0.02) as fake, model_for(fake.base_url, concurrency=3) as model:
+        with ThreadPoolExecutor(max_workers=3) as workers:
+            batches = [[ask(phase="gist")] * 6 for _ in range(3)]
+            results = list(workers.map(model.map_generate, batches))
+        peak = fake.peak_in_flight
+    assert all(not isinstance(r, ModelError) for batch in results for r in batch)
+    assert len(fake.chat_requests) == 18
+    assert 1 < peak <= 3, peak
