@@ -22,13 +22,19 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import os
 import pstats
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import lxml.html
+from benchkit import REPO, markdown_table, provenance
 from bs4 import BeautifulSoup
 
 from webagent.html.budget import plan_segmentation
@@ -42,42 +48,58 @@ SETTINGS = SegmentSettings()
 PLAN_8K = plan_segmentation(8192, 72, 1024, 5)
 
 
-def _timed(fn: Callable[[], object]) -> float:
-    start = time.perf_counter()
+def _now() -> tuple[float, float]:
+    """Wall clock and this process's CPU time (``time.process_time``), in seconds."""
+    return time.perf_counter(), time.process_time()
+
+
+def _since(start: tuple[float, float]) -> tuple[float, float]:
+    wall, cpu = _now()
+    return (wall - start[0]) * 1000, (cpu - start[1]) * 1000
+
+
+def _timed(fn: Callable[[], object]) -> tuple[float, float]:
+    start = _now()
     fn()
-    return (time.perf_counter() - start) * 1000
+    return _since(start)
 
 
-def _stages(data: bytes) -> tuple[float, float, float, int]:
-    t0 = time.perf_counter()
+def _stages(data: bytes) -> tuple[tuple[float, float], ...]:
+    """(wall ms, CPU ms) of parse, clean and segment, as segment_html runs them."""
+    t0 = _now()
     root = parse_html(data)
-    t1 = time.perf_counter()
-    page = clean_page(root)
-    t2 = time.perf_counter()
-    result = segment_page(page, SETTINGS, raw_bytes=len(data))
-    t3 = time.perf_counter()
-    return (t1 - t0) * 1000, (t2 - t1) * 1000, (t3 - t2) * 1000, len(result.fragments)
+    parse = _since(t0)
+    t1 = _now()
+    page = clean_page(root, keep_wrappers=SETTINGS.keep_wrappers)
+    clean = _since(t1)
+    t2 = _now()
+    segment_page(page, SETTINGS, raw_bytes=len(data))
+    return parse, clean, _since(t2)
 
 
 def bench_page(path: Path, repeat: int) -> dict[str, object]:
     data = path.read_bytes()
-    runs: dict[str, list[float]] = {k: [] for k in ("lxml", "bs4", "bs4lx", "ours", "parse",
-                                                    "clean", "segment")}  # fmt: skip
-    fragments = 0
+    keys = ("lxml", "bs4", "bs4lx", "ours", "parse", "clean", "segment")
+    runs: dict[str, list[float]] = {k: [] for k in keys}
+    cpu: dict[str, list[float]] = {k: [] for k in keys}
     for _ in range(repeat):
-        runs["lxml"].append(_timed(lambda: lxml.html.fromstring(data)))
-        runs["ours"].append(_timed(lambda: segment_html(data, SETTINGS)))
-        runs["bs4"].append(_timed(lambda: BeautifulSoup(data, "html.parser")))
-        runs["bs4lx"].append(_timed(lambda: BeautifulSoup(data, "lxml")))
-        parse, clean, segment, fragments = _stages(data)
-        runs["parse"].append(parse)
-        runs["clean"].append(clean)
-        runs["segment"].append(segment)
+        timed = {
+            "lxml": _timed(lambda: lxml.html.fromstring(data)),
+            "ours": _timed(lambda: segment_html(data, SETTINGS)),
+            "bs4": _timed(lambda: BeautifulSoup(data, "html.parser")),
+            "bs4lx": _timed(lambda: BeautifulSoup(data, "lxml")),
+        }
+        timed["parse"], timed["clean"], timed["segment"] = _stages(data)
+        for key, (wall, used) in timed.items():
+            runs[key].append(wall)
+            cpu[key].append(used)
     best = {k: min(v) for k, v in runs.items()}
+    fragments = len(segment_html(data, SETTINGS).fragments)
     return {
         "page": path.name,
         "kb": len(data) / 1024,
         "ms": best,
+        "cpu_ms": {k: min(v) for k, v in cpu.items()},
         "median_ms": {k: statistics.median(v) for k, v in runs.items()},
         "fragments": fragments,
         "ratio_lxml": best["ours"] / best["lxml"],
@@ -99,13 +121,64 @@ def print_table(rows: list[dict[str, object]]) -> dict[str, float]:
     megabytes = sum(float(r["kb"]) for r in rows) / 1024  # type: ignore[arg-type]
     totals = {k: sum(r["ms"][k] for r in rows) / megabytes for k in rows[0]["ms"]}  # type: ignore[index]
     print(
-        f"per MB ({megabytes:.1f} MB): lxml {totals['lxml']:.1f} ms, bs4 {totals['bs4']:.1f} ms, "
+        f"per MiB ({megabytes:.1f} MiB): lxml {totals['lxml']:.1f} ms, bs4 {totals['bs4']:.1f} ms, "
         f"bs4+lxml {totals['bs4lx']:.1f} ms, ours {totals['ours']:.1f} ms "
         f"(parse {totals['parse']:.1f}, clean {totals['clean']:.1f}, "
         f"segment {totals['segment']:.1f}); ours/lxml {totals['ours'] / totals['lxml']:.2f}, "
         f"ours/bs4 {totals['ours'] / totals['bs4']:.2f}"
     )
     return totals
+
+
+def per_mib(rows: list[dict[str, Any]], field: str) -> dict[str, float]:
+    """Total ms per MiB over the pages, for each timed run, from ``field`` (ms or cpu_ms)."""
+    mib = sum(float(r["kb"]) for r in rows) / 1024
+    return {k: sum(r[field][k] for r in rows) / mib for k in rows[0][field]}
+
+
+def summary(runs: dict[str, list[dict[str, Any]]], repeat: int) -> tuple[str, dict[str, Any]]:
+    """Markdown and JSON: ms/MiB (wall and CPU) and the ratio to a bare lxml parse, per code
+    tree; each tree's ratio uses the lxml parse timed in its own process, interleaved."""
+    lines, data = [], {}
+    for label, rows in runs.items():
+        wall, cpu = per_mib(rows, "ms"), per_mib(rows, "cpu_ms")
+        data[label] = {"wall_ms_per_mib": wall, "cpu_ms_per_mib": cpu}
+        for key, name in (
+            ("lxml", "lxml.html.fromstring (bare parse)"),
+            ("ours", "parse + clean + segment (segment_html)"),
+            ("parse", "  parse"),
+            ("clean", "  clean"),
+            ("segment", "  segment"),
+        ):
+            lines.append(
+                [label, name, f"{wall[key]:.1f}", f"{cpu[key]:.1f}",
+                 f"{wall[key] / wall['lxml']:.2f}", f"{cpu[key] / cpu['lxml']:.2f}"]
+            )  # fmt: skip
+    first = next(iter(runs.values()))
+    mib = sum(float(r["kb"]) for r in first) / 1024
+    text = (
+        f"## Page processing speed ({len(first)} pages of ../shared/pages, {mib:.1f} MiB, best "
+        f"of {repeat}, SegmentSettings() defaults)\n\n"
+        + markdown_table(
+            ["code", "run", "wall ms/MiB", "CPU ms/MiB", "wall ÷ lxml", "CPU ÷ lxml"], lines
+        )
+        + "\n\nCPU: `time.process_time` of this process around each call; wall: "
+        "`time.perf_counter`. Each code tree runs in its own process, every page timed "
+        "interleaved with a bare `lxml.html.fromstring` of the same bytes; target: "
+        "parse + clean + segment ≤ 2.5 × lxml."
+    )
+    return text, data
+
+
+def measure_tree(code: Path, folder: Path, repeat: int, out: Path) -> list[dict[str, Any]]:
+    """This script's timing run in a subprocess importing webagent from ``code``."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    subprocess.run(
+        [sys.executable, __file__, str(folder), "--repeat", str(repeat), "--out", str(out)],
+        env=env, check=True, capture_output=True,
+    )  # fmt: skip
+    rows: list[dict[str, Any]] = json.loads(out.read_text())["pages"]
+    return rows
 
 
 def raw_subtrees(data: bytes, depth: int) -> int:
@@ -145,7 +218,18 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="write the results as JSON here")
     parser.add_argument("--profile", action="store_true", help="cProfile ours over all pages")
     parser.add_argument("--depth-table", action="store_true", help="fragment counts by depth")
+    parser.add_argument(
+        "--summary",
+        type=Path,
+        help="also time --baseline's code (another process) and write page_speed.md/.json here",
+    )
+    parser.add_argument(
+        "--baseline", default=None, help="git revision for --summary (default: main merge-base)"
+    )
     args = parser.parse_args()
+    if args.summary:
+        write_summary(args)
+        return
     paths = sorted(args.folder.glob("*.html"))
     if not paths:
         raise SystemExit(f"no *.html pages in {args.folder}")
@@ -166,6 +250,33 @@ def main() -> None:
     if args.out:
         args.out.write_text(json.dumps(report, indent=1))
         print(f"wrote {args.out}")
+
+
+def write_summary(args: argparse.Namespace) -> None:
+    from page_states import _git, unpack
+
+    baseline = args.baseline or _git("merge-base", "HEAD", "main")
+    label = f"baseline {_git('rev-parse', '--short', baseline)}"
+    with tempfile.TemporaryDirectory(prefix="page-speed-") as tmp:
+        work = Path(tmp)
+        code = unpack(baseline, work / "baseline")
+        runs = {
+            "ours": measure_tree(REPO, args.folder, args.repeat, work / "ours.json"),
+            label: measure_tree(code, args.folder, args.repeat, work / "base.json"),
+        }
+    text, data = summary(runs, args.repeat)
+    command = "PYTHONPATH=. python bench/bench_segment.py --repeat "
+    command += f"{args.repeat} --summary {args.summary}"
+    text += f"\n\nCommand: `{command}`"
+    args.summary.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "provenance": provenance({"repeat": args.repeat, "settings": SETTINGS.model_dump()}, {}),
+        "per_mib": data,
+        "pages": runs,
+    }
+    (args.summary / "page_speed.json").write_text(json.dumps(payload, indent=1) + "\n")
+    (args.summary / "page_speed.md").write_text(text + "\n")
+    print(text)
 
 
 if __name__ == "__main__":

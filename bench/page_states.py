@@ -8,9 +8,11 @@ the same path and html. Pairs of consecutive page states come from:
 * ``intent``: the multi-step tasks of ``../shared/intent_tasks`` (built into Mind2Web records
   by ``../shared/tools/build_intent_tasks.py``); state k+1 is state k with the value of its
   TYPE/SELECT step applied to the target element as ``input_value``, as Mind2Web records it;
-* ``live``: local multi-step pages (``tests/data/live_pages``) driven in Chromium, observed by
-  the live runner's own ``observe`` (CDP snapshot, backend node ids): typing into a form,
-  opening a menu, adding a list item (``--no-live`` skips it);
+* ``live``: the saved pages driven in Chromium (scripts removed), observed by the live
+  runner's own ``observe`` (CDP snapshot, backend node ids): typing into a form, opening a
+  menu, adding a list item;
+* ``miniwob``: seeded MiniWoB++ episodes, each text field typed into in turn, then a tab or
+  collapsible section opened (``--no-live`` skips these and the live pairs);
 
 Each pair is segmented with the plan the agents use at each budget (``plan_segmentation`` from
 the agent defaults), by this tree (``ours``) and by ``--baseline`` (default ``main``, unpacked
@@ -80,10 +82,11 @@ def _with_value(html: str, backend_id: str, value: str) -> str:
 
 
 def live_pairs() -> list[dict[str, str]]:
-    """Consecutive states of local pages driven in Chromium (see live_states.py)."""
-    from live_states import capture
+    """Consecutive states of saved pages and MiniWoB++ episodes driven in Chromium (see
+    live_states.py)."""
+    from live_states import capture, miniwob_pairs
 
-    return capture()
+    return capture() + miniwob_pairs()
 
 
 # ---------------------------------------------------------------- measuring (also in baseline)
@@ -221,7 +224,9 @@ def main() -> None:
         help="git revision to compare with (default: merge-base with main)",
     )
     parser.add_argument("--tasks", type=Path, help="intent tasks JSON (default: build it)")
-    parser.add_argument("--no-live", action="store_true", help="skip the Chromium pairs")
+    parser.add_argument(
+        "--no-live", action="store_true", help="skip the Chromium pairs (live and MiniWoB++)"
+    )
     parser.add_argument("--out", type=Path, default=BENCH / "summaries")
     parser.add_argument("--measure", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()

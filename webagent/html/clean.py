@@ -14,6 +14,7 @@ from bisect import bisect_left
 from copy import deepcopy
 from dataclasses import dataclass, field
 from itertools import accumulate
+from typing import cast
 
 from lxml import etree
 
@@ -73,6 +74,13 @@ class CleanPage:
                     pieces[close - start] = " "  # keeps the words around it apart
                 node = self.parent[node]
         return "".join(pieces).strip()
+
+    def text(self, start: int, stop: int) -> str:
+        """Visible text of pieces ``[start, stop)``: every tag read as a space, whitespace
+        collapsed, ``&lt;`` (the one escape in text) undone. Text pieces never start with
+        ``<``, tags always do."""
+        joined = "".join([" " if p[:1] == "<" else p for p in self.pieces[start:stop]])
+        return " ".join(joined.split()).replace("&lt;", "<")
 
     def html(self) -> str:
         """The whole cleaned page in compact form."""
@@ -210,7 +218,7 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
                 _mind2web_text(page, stack[-1], el.text)
             skipped = True
             if len(el):
-                ordinal += int(el.xpath("count(descendant::*)"))
+                ordinal += _descendants(el)
             walker.skip_subtree()
             continue
         index = len(tags)
@@ -240,7 +248,7 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
         shown.append(visible)
         if tag in opaque:
             if len(el):
-                ordinal += int(el.xpath("count(descendant::*)"))
+                ordinal += _descendants(el)
             walker.skip_subtree()
             continue
         text = el.text
@@ -252,6 +260,14 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
     page.kept_starts = [p_open[i] for i in page.kept_nodes]
     page.kept_before = [0, *accumulate(kept)]
     return page
+
+
+_COUNT_DESCENDANTS = etree.XPath("count(descendant::*)")  # compiled once: el.xpath is 100x slower
+
+
+def _descendants(el: etree._Element) -> int:
+    """How many elements lie inside ``el`` (C-level, for the ids of a skipped subtree)."""
+    return int(cast(float, _COUNT_DESCENDANTS(el)))  # XPath count() is a number
 
 
 # a descendant whose inline style names visibility (the only way back from visibility: hidden)

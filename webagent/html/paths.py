@@ -61,7 +61,8 @@ def describe(page: CleanPage, node: int) -> str:
     if html_id and len(html_id) <= _MAX_NAME and " " not in html_id:
         out += f"#{html_id}"
     for key in ("role", "name", "aria-label", "aria_label"):
-        value = " ".join(attrs.get(key, "").split())
+        raw = attrs.get(key)
+        value = " ".join(raw.split()) if raw else ""
         if value:
             out += f"[{key.replace('_', '-')}={value[:_MAX_NAME]}]"
             break

@@ -36,7 +36,6 @@ from webagent.tokens import estimate_tokens
 __all__ = ["SegmentSettings", "segment_html", "segment_page", "segment_tree"]
 
 TokenCounter = Callable[[str], int]
-_TAG = re.compile(r'<[^>"]*(?:"[^"]*"[^>"]*)*>')  # a tag; quoted values may hold ">"
 _TRAILING_CLOSE = re.compile(r"(?:</[a-z0-9:_-]+>)+$")
 
 
@@ -125,7 +124,7 @@ def _fragment(
         index=index,
         path=namer.path(group.start, group.stop),
         html=html,
-        text=_visible_text(html),
+        text=page.text(group.start, group.stop),
         element_ids=[page.ids[i] for i in nodes],
         interactive_ids=[page.ids[i] for i in nodes if page.interactive[i]],
         tokens=tokens,
@@ -142,11 +141,6 @@ def _rendered(page: CleanPage, group: Group, counter: TokenCounter, cap: int) ->
         html = _TRAILING_CLOSE.sub("", html)
         tokens = counter(html)
     return html, tokens
-
-
-def _visible_text(html: str) -> str:
-    text = _TAG.sub(" ", html)
-    return " ".join(text.split()).replace("&lt;", "<").replace("&quot;", '"')
 
 
 def _judge(result: SegmentedPage, settings: SegmentSettings) -> SegmentedPage:
