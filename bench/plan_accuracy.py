@@ -28,9 +28,10 @@ from webagent.agents.settings import AGENT_NAMES
 SAMPLES = REPO / "mind2web_eval" / "samples" / "sample_tasks.json"
 
 
-def run_agent(agent: str, out: Path) -> tuple[list[dict[str, Any]], float]:
+def run_agent(agent: str, out: Path, limit: int | None) -> tuple[list[dict[str, Any]], float]:
     command = [sys.executable, "-m", "webagent", "eval", "--data", str(SAMPLES), "--out"]
     command += [str(out), "--agent", agent, "--no-gist-cache", "--no-progress"]
+    command += ["--limit", str(limit)] if limit else []
     started = time.perf_counter()
     subprocess.run(command, check=False, capture_output=True, env=dict(os.environ))
     rows = plan_vs_spent(out)
@@ -42,6 +43,7 @@ def run_agent(agent: str, out: Path) -> tuple[list[dict[str, Any]], float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", default=",".join(AGENT_NAMES))
+    parser.add_argument("--limit", type=int, help="first N sample tasks only (a busy machine)")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     parser.add_argument("--summary", type=Path, default=REPO / "bench" / "summaries")
     args = parser.parse_args()
@@ -49,7 +51,7 @@ def main() -> None:
     table_rows, per_agent = [], []
     with tempfile.TemporaryDirectory(prefix="plan-accuracy-") as tmp:
         for agent in args.agents.split(","):
-            rows, wall = run_agent(agent, Path(tmp) / agent)
+            rows, wall = run_agent(agent, Path(tmp) / agent, args.limit)
             total = rows[-1]
             tokens_p = total["input_tokens_planned"] + total["output_tokens_planned"]
             tokens_s = total["input_tokens_spent"] + total["output_tokens_spent"]
@@ -81,6 +83,16 @@ def main() -> None:
                 ]
             )
             print(" | ".join(str(c) for c in table_rows[-1]), flush=True)
+            write(args, table_rows, per_agent, started)  # what is done survives a timeout
+    write(args, table_rows, per_agent, started)
+
+
+def write(
+    args: argparse.Namespace,
+    table_rows: list[list[Any]],
+    per_agent: list[dict[str, Any]],
+    started: float,
+) -> None:
     phases = [
         [a["agent"], r["phase"], f"{r['calls_planned']} / {r['calls_spent']}",
          f"{r['input_tokens_planned']:,} / {r['input_tokens_spent']:,}",
@@ -109,7 +121,8 @@ def main() -> None:
         + f"\n\nThe plan assumes full-length gists and that ReadAgent-S never stops early; "
         f"{EMBEDDED_CAVEAT}."
     )
-    prov = provenance({"data": str(SAMPLES.relative_to(REPO)), "agents": args.agents}, {})
+    settings = {"data": str(SAMPLES.relative_to(REPO)), "agents": args.agents, "limit": args.limit}
+    prov = provenance(settings, {})
     payload = {"provenance": prov, "wall_s": time.perf_counter() - started, "agents": per_agent}
     write_result(args.out, "plan_accuracy", payload, text)
     write_result(args.summary, "plan_accuracy", payload, text + f"\n\nCommand: `{prov['command']}`")

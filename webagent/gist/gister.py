@@ -54,11 +54,7 @@ class ModelGister(Gister):
     def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
         if not fragments:
             return []
-        batches = self.batches(fragments, log.model)
-        requests = [
-            self._single(fragments[b[0]]) if len(b) == 1 else self._batch([fragments[i] for i in b])
-            for b in batches
-        ]
+        batches, requests = self.requests(fragments, log.model)
         gists: list[str | None] = [None] * len(fragments)
         for batch, result in zip(batches, log.generate_many(requests), strict=True):
             if isinstance(result, ModelError):
@@ -69,7 +65,9 @@ class ModelGister(Gister):
             for index, answer in zip(batch, answers, strict=True):
                 gists[index] = _SPACE.sub(" ", answer).strip() if answer is not None else None
         retry = [i for i, g in enumerate(gists) if g is None]  # only batch answers leave gaps
-        results = log.generate_many([self._single(fragments[i]) for i in retry]) if retry else []
+        results = (
+            log.generate_many([self.single_request(fragments[i]) for i in retry]) if retry else []
+        )
         for index, result in zip(retry, results, strict=True):
             if isinstance(result, ModelError):
                 raise result
@@ -79,6 +77,19 @@ class ModelGister(Gister):
             g or "[extractive] " + extractive_gist(f, self.words)
             for f, g in zip(fragments, gists, strict=True)
         ]
+
+    def requests(
+        self, fragments: list[Fragment], model: Model
+    ) -> tuple[list[list[int]], list[Request]]:
+        """The batches of ``fragments`` (indices) and the one request that gists each."""
+        batches = self.batches(fragments, model)
+        requests = [
+            self.single_request(fragments[b[0]])
+            if len(b) == 1
+            else self.batch_request([fragments[i] for i in b])
+            for b in batches
+        ]
+        return batches, requests
 
     def batches(self, fragments: list[Fragment], model: Model) -> list[list[int]]:
         """How ``fragments`` are grouped into calls: consecutive runs that fit the budget."""
@@ -92,7 +103,7 @@ class ModelGister(Gister):
         budget = min(self.budget_tokens or model.context_window, model.context_window)
         return pack_batches(costs, overhead, self.max_tokens, budget, self.batch)
 
-    def _single(self, fragment: Fragment) -> Request:
+    def single_request(self, fragment: Fragment) -> Request:
         template = load_template("gist")
         return Request(
             messages=template.render(
@@ -103,7 +114,7 @@ class ModelGister(Gister):
             prompt_version=template.version_tag,
         )
 
-    def _batch(self, fragments: list[Fragment]) -> Request:
+    def batch_request(self, fragments: list[Fragment]) -> Request:
         template = load_template("gist_batch")
         return Request(
             messages=template.render(
