@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from webagent.cli.options import add_run_arguments, config_from_args, open_agent
+from webagent.cli.options import add_repeatable, add_run_arguments, config_from_args, open_agent
 from webagent.config import LiveSection, RunConfig, Values
 from webagent.errors import ConfigError, validation_message
 
@@ -42,19 +42,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--max-steps", type=int, help=f"({RUN_MAX_STEPS})")
     run.add_argument("--max-seconds", type=float, help=f"({RUN_MAX_SECONDS:.0f})")
     run.add_argument("--max-tokens", type=int, help="model tokens in + out (no limit)")
-    run.add_argument(
+    add_repeatable(
+        run,
         "--allow",
-        action="append",
-        default=[],
-        metavar="DOMAIN",
-        help="also allow this domain and its subdomains (repeatable; the start site always is)",
+        "DOMAIN",
+        "also allow this domain and its subdomains (repeatable; the start site always is)",
     )
-    run.add_argument(
+    add_repeatable(
+        run,
         "--secret",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="make environment variable NAME typeable as {{secret:NAME}} (never traced)",
+        "NAME",
+        "make environment variable NAME typeable as {{secret:NAME}} (never traced)",
     )
     run.add_argument(
         "--confirm-submit", action="store_true", help="ask on the terminal before submitting"
@@ -100,11 +98,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _add_browser_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("browser")
-    group.add_argument(
-        "--browser-path",
-        type=Path,
-        help="Chromium binary (env WEBAGENT_CHROMIUM; default: Playwright's own browser)",
-    )
+    browser_help = "Chromium binary (env WEBAGENT_CHROMIUM; default: Playwright's own browser)"
+    group.add_argument("--browser-path", type=Path, help=browser_help)
     group.add_argument("--headed", action="store_true", help="show the browser window")
     group.add_argument("--no-screenshots", action="store_true", help="trace without screenshots")
     group.add_argument("--verbose", action="store_true", help="log every action")
