@@ -240,3 +240,42 @@ def test_eval_config_manifest_with_replay_reproduces_predictions(
     assert after["agent"] == before["agent"] and after["data_source"] == before["data_source"]
     assert after["protocol"]["scoring"] == before["protocol"]["scoring"]
     assert after["model"]["backend"] == "replay" and after["model"]["record_to"] is None
+
+
+@pytest.mark.llama
+@pytest.mark.slow
+def test_act_and_demo_build_their_run_the_same_way(
+    local_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``act`` recorded then replayed prints the same step; ``demo`` runs through the same
+    open_agent with a config file giving the model."""
+    page = tmp_path / "page.html"
+    page.write_text(
+        "<html><body><form><label>From <input name='from'></label>"
+        "<button>Search</button></form></body></html>",
+        encoding="utf-8",
+    )
+    run_toml = write(
+        tmp_path / "run.toml",
+        f'[model]\nmodel_path = "{local_model_path}"\nn_ctx = 1024\n'
+        '[agent]\nagent = "raw-html"\ncontext_budget = 512\n[gist_cache]\nenabled = false\n',
+    )
+    cassette = tmp_path / "act.jsonl"
+    act = ["act", "--page", str(page), "--task", "search", "--config", str(run_toml)]
+    main([*act, "--record", str(cassette)])
+    first = capsys.readouterr().out
+    main([*act, "--replay", str(cassette)])
+
+    def step(printed: str) -> list[str]:  # all but the usage lines (latency, cache hits)
+        return [line for line in printed.splitlines() if "cache hits" not in line]
+
+    assert step(capsys.readouterr().out) == step(first)
+    assert "agent: raw-html" in first and "kept parts:" in first  # the registry's label
+
+    data = _one_step_sample(tmp_path)
+    out = tmp_path / "demo"
+    argv = ["demo", "--agents", "raw-html", "--data", str(data), "--out", str(out)]
+    assert main([*argv, "--config", str(run_toml), "--context-budget", "512"]) == 0
+    assert "raw-html" in capsys.readouterr().out
+    manifest = json.loads((out / "raw-html" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["agent"]["context_budget"] == 512 and manifest["model"]["n_ctx"] == 1024
