@@ -145,7 +145,13 @@ def test_version_and_log_level(capsys: pytest.CaptureFixture[str]) -> None:
     assert done.value.code == 0 and capsys.readouterr().out.startswith("webagent 0.1.0")
     with pytest.raises(SystemExit):
         main(["--log-level", "loud", "segment", "travel"])
-    assert "invalid choice: 'loud'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "invalid choice: 'loud'" in err and err.count("\n") == 1
+    with pytest.raises(SystemExit):
+        main(["act", "--page", "travel", "--task", "t", "--max-lookup", "many"])
+    err = capsys.readouterr().err
+    assert err.startswith("webagent act: error: argument --max-lookup: invalid int value")
+    assert err.count("\n") == 1
     assert main(["--log-level", "debug", "segment", "travel", "--json"]) == 0
 
 
