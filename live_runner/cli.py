@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from webagent.cli.options import add_run_arguments, config_from_args, open_agent
+from webagent.cli.options import add_repeatable, add_run_arguments, config_from_args, open_agent
 from webagent.config import LiveSection, RunConfig, Values
 from webagent.errors import ConfigError, validation_message
 
@@ -42,19 +42,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--max-steps", type=int, help=f"({RUN_MAX_STEPS})")
     run.add_argument("--max-seconds", type=float, help=f"({RUN_MAX_SECONDS:.0f})")
     run.add_argument("--max-tokens", type=int, help="model tokens in + out (no limit)")
-    run.add_argument(
+    add_repeatable(
+        run,
         "--allow",
-        action="append",
-        default=[],
-        metavar="DOMAIN",
-        help="also allow this domain and its subdomains (repeatable; the start site always is)",
+        "DOMAIN",
+        "also allow this domain and its subdomains (repeatable; the start site always is)",
     )
-    run.add_argument(
+    add_repeatable(
+        run,
         "--secret",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="make environment variable NAME typeable as {{secret:NAME}} (never traced)",
+        "NAME",
+        "make environment variable NAME typeable as {{secret:NAME}} (never traced)",
     )
     run.add_argument(
         "--confirm-submit", action="store_true", help="ask on the terminal before submitting"

@@ -19,10 +19,17 @@ DEFAULT_CHROMIUM_ARGS: tuple[str, ...] = (
 )
 
 
-class BrowserSettings(BaseModel):
-    """How the browser is started and how long it may take to act and settle."""
+class _Settings(BaseModel):
+    """Frozen, no unknown fields, and written into the run's manifest as JSON."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def manifest(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+class BrowserSettings(_Settings):
+    """How the browser is started and how long it may take to act and settle."""
 
     executable_path: Path | None = Field(
         default=None, description="Chromium binary; None = Playwright's own browser"
@@ -45,14 +52,9 @@ class BrowserSettings(BaseModel):
     )
     screenshots: bool = True
 
-    def manifest(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
 
-
-class SafetySettings(BaseModel):
+class SafetySettings(_Settings):
     """Where the browser may go and what needs a person's consent."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     allowed_domains: tuple[str, ...] = Field(
         default=(), description="hosts (and their subdomains) that may be visited"
@@ -77,27 +79,17 @@ class SafetySettings(BaseModel):
             raise ValueError(f"allowed domains must be host names like 'example.com', got {bad}")
         return cleaned
 
-    def manifest(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
 
-
-class LimitSettings(BaseModel):
+class LimitSettings(_Settings):
     """When a run stops even without the agent's STOP."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     max_steps: int = Field(default=15, ge=1)
     max_seconds: float | None = Field(default=600.0, gt=0)
     max_tokens: int | None = Field(default=None, ge=1, description="model tokens in + out")
 
-    def manifest(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
 
-
-class RunSettings(BaseModel):
+class RunSettings(_Settings):
     """One live task: where to start, what to do, within which limits, where to write."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     url: str
     task: str = Field(min_length=1)
@@ -113,14 +105,9 @@ class RunSettings(BaseModel):
             raise ValueError(f"start URL must be http(s):// or file://, got {value!r}")
         return value
 
-    def manifest(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
 
-
-class MiniWobSettings(BaseModel):
+class MiniWobSettings(_Settings):
     """Which MiniWoB++ tasks and seeds to run, and how long an episode may take."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     tasks: tuple[str, ...] = Field(min_length=1)
     seeds: tuple[int, ...] = Field(min_length=1)
@@ -141,6 +128,3 @@ class MiniWobSettings(BaseModel):
         if bad:
             raise ValueError(f"MiniWoB task names are like 'click-button', got {bad}")
         return value
-
-    def manifest(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")

@@ -13,8 +13,8 @@ from webagent.agents.registry import build_agent
 from webagent.config import RunConfig
 from webagent.contracts import Agent
 from webagent.gist.cache import GistCache
+from webagent.model import factory
 from webagent.model.client import Model
-from webagent.model.factory import build_model
 
 
 @dataclass
@@ -43,7 +43,7 @@ def open_gist_cache(config: RunConfig) -> GistCache | None:
 @contextmanager
 def open_agent(config: RunConfig) -> Iterator[OpenAgent]:
     """Build model, gist cache and agent from ``config``; close the model and cache after."""
-    with build_model(config.model) as model:
+    with factory.build_model(config.model) as model:
         cache = open_gist_cache(config)
         try:
             yield OpenAgent(

@@ -195,8 +195,7 @@ def manifest_values(data: dict[str, Any], path: Path) -> Values:
         }
         values["eval"] = {k: v for k, v in evaluation.items() if v is not None}
         cache = data.get("gist_cache") or {}
-        if cache.get("path"):
-            values["gist_cache"] = {"path": cache["path"]}
+        values["gist_cache"] = {"path": cache["path"]} if cache.get("path") else {"enabled": False}
     else:
         raise ConfigError(f"--config {path}: not a run manifest (no agent and model settings)")
     model = values.get("model", {})

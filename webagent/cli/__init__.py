@@ -9,9 +9,12 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
+
+from pydantic import ValidationError
 
 from webagent import __version__
-from webagent.errors import WebAgentError
+from webagent.errors import WebAgentError, validation_message
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -24,8 +27,16 @@ SUBCOMMAND_MODULES = (
 )
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Usage errors as one line (``webagent act: error: ...; see --help``); subcommand
+    parsers are of the same class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="webagent",
         description=(
             "ReadAgent for web pages: segment a page into fragments, gist them, look up the "
@@ -62,6 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = args.func(args)
     except WebAgentError as exc:
         print(f"webagent {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except ValidationError as exc:
+        print(f"webagent {args.command}: error: {validation_message(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"webagent {args.command}: interrupted", file=sys.stderr)

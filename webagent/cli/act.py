@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from webagent.agents.registry import agent_spec
-from webagent.cli.options import add_run_arguments, config_from_args, open_agent
+from webagent.cli.options import add_repeatable, add_run_arguments, config_from_args, open_agent
 from webagent.cli.pages import read_page
 from webagent.cli.plan import add_plan_arguments, print_plan
 from webagent.contracts import Observation, StepTrace
@@ -27,12 +27,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="an HTML file, '-' for standard input, or a bundled sample name",
     )
     parser.add_argument("--task", required=True, help="what the agent should do")
-    parser.add_argument(
+    add_repeatable(
+        parser,
         "--previous",
-        action="append",
-        default=[],
-        metavar="ACTION",
-        help='a previous action, e.g. "[textbox] From -> TYPE: Oslo" (repeatable, oldest first)',
+        "ACTION",
+        'a previous action, e.g. "[textbox] From -> TYPE: Oslo" (repeatable, oldest first)',
     )
     parser.add_argument("--json", action="store_true", help="print the full step trace as JSON")
     add_run_arguments(parser)

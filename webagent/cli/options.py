@@ -19,35 +19,35 @@ from webagent.agents.settings import AgentSettings
 from webagent.build import OpenAgent, open_agent
 from webagent.config import DEFAULT_GIST_CACHE, RunConfig, Values, parse_assignment, resolve_config
 
-#: argparse ``dest`` -> (config section, field); a flag whose value is None was not given
-FLAGS: dict[str, tuple[str, str]] = {
+#: argparse ``dest`` -> ``section.field`` of the config; a flag whose value is None was not given
+FLAGS: dict[str, str] = {
     # agent
-    "agent": ("agent", "agent"),
-    "context_budget": ("agent", "context_budget"),
-    "depth": ("agent", "depth"),
-    "max_lookup": ("agent", "max_lookup"),
-    "reserve_tokens": ("agent", "reserve_tokens"),
-    "gister": ("agent", "gister"),
-    "gist_words": ("agent", "gist_words"),
-    "gist_max_tokens": ("agent", "gist_max_tokens"),
-    "gist_batch": ("agent", "gist_batch"),
-    "retriever": ("agent", "retriever"),
-    "top_k": ("agent", "top_k"),
-    "repair_attempts": ("agent", "repair_attempts"),
+    "agent": "agent.agent",
+    "context_budget": "agent.context_budget",
+    "depth": "agent.depth",
+    "max_lookup": "agent.max_lookup",
+    "reserve_tokens": "agent.reserve_tokens",
+    "gister": "agent.gister",
+    "gist_words": "agent.gist_words",
+    "gist_max_tokens": "agent.gist_max_tokens",
+    "gist_batch": "agent.gist_batch",
+    "retriever": "agent.retriever",
+    "top_k": "agent.top_k",
+    "repair_attempts": "agent.repair_attempts",
     # gist cache
-    "gist_cache": ("gist_cache", "path"),
+    "gist_cache": "gist_cache.path",
     # model
-    "backend": ("model", "backend"),
-    "model": ("model", "model"),
-    "base_url": ("model", "base_url"),
-    "model_path": ("model", "model_path"),
-    "n_ctx": ("model", "n_ctx"),
-    "timeout": ("model", "timeout_s"),
-    "max_retries": ("model", "max_retries"),
-    "concurrency": ("model", "concurrency"),
-    "structured_output": ("model", "structured_output"),
-    "record": ("model", "record_to"),
-    "replay": ("model", "replay_from"),
+    "backend": "model.backend",
+    "model": "model.model",
+    "base_url": "model.base_url",
+    "model_path": "model.model_path",
+    "n_ctx": "model.n_ctx",
+    "timeout": "model.timeout_s",
+    "max_retries": "model.max_retries",
+    "concurrency": "model.concurrency",
+    "structured_output": "model.structured_output",
+    "record": "model.record_to",
+    "replay": "model.replay_from",
 }
 _AGENT_DEFAULTS = AgentSettings()
 
@@ -58,15 +58,18 @@ def _default(field: str) -> str:
     return f"({getattr(_AGENT_DEFAULTS, field)})"
 
 
+def add_repeatable(parser: argparse.ArgumentParser, flag: str, metavar: str, text: str) -> None:
+    """A flag that may be given several times; its values are kept in order."""
+    parser.add_argument(flag, action="append", default=[], metavar=metavar, help=text)
+
+
 def add_config_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("configuration")
-    group.add_argument(
-        "--config",
-        type=Path,
-        metavar="FILE",
-        help="a run.toml (sections agent, model, gist_cache, eval, live), or an earlier run's "
-        "manifest.json to repeat it; flags override it",
+    config_help = (
+        "a run.toml (sections agent, model, gist_cache, eval, live), or an earlier run's "
+        "manifest.json to repeat it; flags override it"
     )
+    group.add_argument("--config", type=Path, metavar="FILE", help=config_help)
     group.add_argument(
         "--set",
         action="append",
@@ -172,9 +175,10 @@ def add_run_arguments(parser: argparse.ArgumentParser, default_agent: str | None
 def flag_values(args: argparse.Namespace) -> Values:
     """The settings given on the command line (``FLAGS``, ``--no-gist-cache``, ``--set``)."""
     values: Values = {}
-    for dest, (section, field) in FLAGS.items():
+    for dest, path in FLAGS.items():
         value = getattr(args, dest, None)
         if value is not None:
+            section, field = path.split(".")
             values.setdefault(section, {})[field] = value
     if getattr(args, "replay", None) is not None:
         values["model"]["backend"] = "replay"
