@@ -16,6 +16,7 @@ from importlib import metadata
 
 from webagent.agents.baselines import RawHtmlAgent, RetrievalAgent
 from webagent.agents.pipeline import PageAgent
+from webagent.agents.raw_paper import PaperRawHtmlAgent
 from webagent.agents.readagent import GistOnlyAgent, ReadAgentP, ReadAgentS
 from webagent.agents.settings import AgentSettings
 from webagent.contracts import Agent
@@ -98,6 +99,13 @@ for _spec in (
         "raw-html",
         RawHtmlAgent,
         "the cleaned page in document order, cut to the budget",
+        shown_label="kept parts",
+    ),
+    AgentSpec(
+        "raw-html-paper",
+        PaperRawHtmlAgent,
+        "the paper's raw-HTML baseline (Table 10): Mind2Web's cleaned_html as given, cut to "
+        "the budget (not the compact rendering raw-html shows)",
         shown_label="kept parts",
     ),
     AgentSpec("gist-only", GistOnlyAgent, "gists only, nothing reopened", options=_GIST),
