@@ -62,6 +62,10 @@ def notes(spec: SweepSpec, axis: str) -> list[str]:
         f"protocol: {scoring.describe()}",
         quality_note(axis),
     ]
+    if "mindact" in spec.agents:
+        from webagent.agents.mindact import PROTOCOL_NOTE
+
+        lines.append(PROTOCOL_NOTE)
     if spec.price_in is None and spec.price_out is None:
         lines.append("cost: no prices given (--price-in/--price-out, USD per 1M tokens)")
     else:

@@ -19,12 +19,9 @@ from __future__ import annotations
 
 import re
 
-from webagent.agents.pipeline import Memory, PageAgent, StepContext
-from webagent.agents.settings import AgentSettings
-from webagent.gist.cache import GistCache
-from webagent.html.segment import SegmentSettings
+from webagent.agents.pipeline import Memory, StepContext
+from webagent.agents.ungisted import UngistedAgent
 from webagent.memory import shown_ids
-from webagent.model.client import Model
 from webagent.tokens import truncate_to_tokens
 
 _ID_ATTRIBUTE = re.compile(r"\bbackend_node_id=")
@@ -35,21 +32,8 @@ def paper_page_text(html: str) -> str:
     return _ID_ATTRIBUTE.sub("id=", html)
 
 
-class PaperRawHtmlAgent(PageAgent):
+class PaperRawHtmlAgent(UngistedAgent):
     """``raw-html-paper``: Mind2Web's ``cleaned_html`` as given, cut to the budget."""
-
-    def __init__(
-        self, settings: AgentSettings, model: Model, gist_cache: GistCache | None = None
-    ) -> None:
-        # no gists and no reopened fragments: the page is segmented for diagnostics only, with
-        # every element kept (wrappers too), whatever the budget
-        self.settings = settings
-        self.model = model
-        self.gist_cache = gist_cache
-        self.name = settings.agent
-        default = SegmentSettings(keep_wrappers=True)
-        depth = default.depth if settings.depth is None else settings.depth
-        self._segment_settings = default.model_copy(update={"depth": depth})
 
     def build_memory(self, ctx: StepContext) -> Memory:
         whole = paper_page_text(ctx.observation.html)

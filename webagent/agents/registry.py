@@ -15,6 +15,7 @@ from functools import cache
 from importlib import metadata
 
 from webagent.agents.baselines import RawHtmlAgent, RetrievalAgent
+from webagent.agents.mindact import MindActAgent
 from webagent.agents.pipeline import PageAgent
 from webagent.agents.raw_paper import PaperRawHtmlAgent
 from webagent.agents.readagent import GistOnlyAgent, ReadAgentP, ReadAgentS
@@ -107,6 +108,14 @@ for _spec in (
         "the paper's raw-HTML baseline (Table 10): Mind2Web's cleaned_html as given, cut to "
         "the budget (not the compact rendering raw-html shows)",
         shown_label="kept parts",
+    ),
+    AgentSpec(
+        "mindact",
+        MindActAgent,
+        "MindAct's multiple choice: the data's ranker top 50 (else BM25/embeddings) in rounds "
+        "of 5 options + none, the DOM pruned around them (compare with --score-top-k 50)",
+        shown_label="parts holding candidates",
+        options=("retriever",),
     ),
     AgentSpec("gist-only", GistOnlyAgent, "gists only, nothing reopened", options=_GIST),
     AgentSpec(
