@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from webagent.contracts import Op
+from webagent.contracts import ElementCandidate, Op
 
 SCHEMA_VERSION = 2  # 2: step attempts (attempt, pending, stopped_by)
 SPLITS = ("train", "test_task", "test_website", "test_domain")
@@ -160,3 +160,23 @@ class LoadIssue(BaseModel):
 
     def __str__(self) -> str:
         return f"{self.file}: task {self.task}: field {self.field}: {self.message}"
+
+
+def ranked_candidates(step: Step) -> list[ElementCandidate] | None:
+    """The step's candidates that carry a ranker ``rank`` or ``score``, best first (rank, then
+    score, then id), without saying which are positives; None when none carries either."""
+    scored = [
+        c for c in [*step.pos_candidates, *(step.neg_candidates or [])]
+        if c.rank is not None or c.score is not None
+    ]  # fmt: skip
+    if not scored:
+        return None
+    unranked = 1 << 30
+
+    def order(c: Candidate) -> tuple[int, float, str]:
+        return (unranked if c.rank is None else c.rank, -(c.score or 0.0), c.backend_node_id)
+
+    return [
+        ElementCandidate(element_id=c.backend_node_id, rank=c.rank, score=c.score)
+        for c in sorted(scored, key=order)
+    ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from mind2web_eval.diagnostics import diagnose
 from mind2web_eval.manifest import now
-from mind2web_eval.records import Prediction, Task
+from mind2web_eval.records import Prediction, Task, ranked_candidates
 from mind2web_eval.results import StepRecord
 from mind2web_eval.scoring import GoldStep, ScoringSettings, score_step
 from webagent.contracts import Agent, Observation, StepTrace
@@ -33,6 +33,7 @@ def _observe(
         task=task.confirmed_task,
         previous_actions=task.previous_actions(index),
         html=step.cleaned_html,
+        candidates=ranked_candidates(step),
     )
     if not record_agent_errors:
         trace = agent.step(observation)

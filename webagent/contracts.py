@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "Action",
     "Agent",
+    "ElementCandidate",
     "LookupRound",
     "MemoryEdits",
     "ModelCall",
@@ -59,6 +60,17 @@ class PhaseUsage(BaseModel):
     cache_hits: int = 0
 
 
+class ElementCandidate(BaseModel):
+    """An element a ranker scored (MindAct's candidate generation): its id, rank and score,
+    never whether it is the target."""
+
+    model_config = ConfigDict(frozen=True)
+
+    element_id: str
+    rank: int | None = None
+    score: float | None = None
+
+
 class Observation(BaseModel):
     """What an agent sees at one step. ``html`` carries element ids as ``backend_node_id``."""
 
@@ -66,6 +78,10 @@ class Observation(BaseModel):
     previous_actions: list[str] = Field(default_factory=list)
     html: str
     url: str | None = None
+    candidates: list[ElementCandidate] | None = Field(
+        default=None,
+        description="ranker-scored elements, best first, when the data carries rank/score",
+    )
 
 
 class ModelCall(BaseModel):

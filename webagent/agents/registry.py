@@ -15,7 +15,9 @@ from functools import cache
 from importlib import metadata
 
 from webagent.agents.baselines import RawHtmlAgent, RetrievalAgent
+from webagent.agents.mindact import MindActAgent
 from webagent.agents.pipeline import PageAgent
+from webagent.agents.raw_paper import PaperRawHtmlAgent
 from webagent.agents.readagent import GistOnlyAgent, ReadAgentP, ReadAgentS
 from webagent.agents.settings import AgentSettings
 from webagent.contracts import Agent
@@ -99,6 +101,21 @@ for _spec in (
         RawHtmlAgent,
         "the cleaned page in document order, cut to the budget",
         shown_label="kept parts",
+    ),
+    AgentSpec(
+        "raw-html-paper",
+        PaperRawHtmlAgent,
+        "the paper's raw-HTML baseline (Table 10): Mind2Web's cleaned_html as given, cut to "
+        "the budget (not the compact rendering raw-html shows)",
+        shown_label="kept parts",
+    ),
+    AgentSpec(
+        "mindact",
+        MindActAgent,
+        "MindAct's multiple choice: the data's ranker top 50 (else BM25/embeddings) in rounds "
+        "of 5 options + none, the DOM pruned around them (compare with --score-top-k 50)",
+        shown_label="parts holding candidates",
+        options=("retriever",),
     ),
     AgentSpec("gist-only", GistOnlyAgent, "gists only, nothing reopened", options=_GIST),
     AgentSpec(

@@ -23,6 +23,7 @@ SUBCOMMAND_MODULES = (
     "webagent.cli.segment",
     "webagent.cli.act",
     "mind2web_eval.cli",
+    "mind2web_eval.sweep.cli",
     "live_runner.cli",
 )
 

@@ -1,0 +1,329 @@
+"""MindAct's in-context protocol as an agent (Deng et al. 2023; also SeeAct's and AWM's offline
+Mind2Web evaluation): multiple choice over candidate elements.
+
+1. **Candidate pool**: the ranker scores the data carries (``Observation.candidates``: ``rank``
+   / ``score`` on positive and negative candidates in circulating copies), best first, top
+   :data:`POOL_SIZE` (50); else the page's interactive elements ranked by BM25 (or embeddings,
+   ``--retriever``) against task + last 3 actions. Comparable scores need the matching filter:
+   ``--score-top-k 50`` (only positives with rank < 50 count), which :data:`PROTOCOL_NOTE`
+   states and the sweep prints.
+2. **Rounds**: the pool is split into groups of :data:`GROUP_SIZE` (5) options plus "None of
+   the above"; each group's prompt shows the DOM pruned around its candidates (ancestors,
+   its first 50 descendants, 3 siblings each side;
+   only the candidates show their ids). The options chosen in a round form the next
+   round, until one is chosen; none chosen is no action.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lxml import etree
+
+from webagent.agents.context import format_previous, page_budget
+from webagent.agents.pipeline import Memory, StepContext
+from webagent.agents.ungisted import UngistedAgent
+from webagent.contracts import Action, Observation, Op, StepTrace
+from webagent.errors import OutputParseError
+from webagent.html.fragment import Fragment
+from webagent.model.base import Message, Request
+from webagent.model.calls import CallLog
+from webagent.prompts import load_template
+from webagent.retrieval import build_retriever
+from webagent.tokens import truncate_to_tokens
+
+POOL_SIZE = 50
+GROUP_SIZE = 5
+MAX_DESCENDANTS = 50
+MAX_SIBLINGS = 3
+#: attributes shown in the pruned DOM and the options (MindAct keeps a few informative ones)
+SHOWN_ATTRIBUTES = ("type", "name", "placeholder", "aria_label", "title", "alt", "value", "role")
+ID_ATTRIBUTE = "backend_node_id"
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+
+
+#: the scoring filter MindAct's pool implies, printed with a sweep's results
+PROTOCOL_NOTE = (
+    f"mindact: candidates = the data's ranker top {POOL_SIZE} (rank/score), else BM25 top "
+    f"{POOL_SIZE} over element text; its numbers compare with --score-top-k {POOL_SIZE} "
+    f"(MindAct's filter: a positive outside the top {POOL_SIZE} cannot be chosen)"
+)
+
+
+# --- the candidate pool --------------------------------------------------------------------
+def ranked_pool(observation: Observation, page_ids: Sequence[str]) -> list[str] | None:
+    """The data's ranked candidates present on the page, best first, top ``POOL_SIZE``."""
+    if not observation.candidates:
+        return None
+    on_page = set(page_ids)
+    seen: dict[str, None] = {}
+    for candidate in observation.candidates:
+        if candidate.element_id in on_page:
+            seen.setdefault(candidate.element_id, None)
+    return list(seen)[:POOL_SIZE]
+
+
+def groups(pool: Sequence[str], size: int = GROUP_SIZE) -> list[list[str]]:
+    return [list(pool[i : i + size]) for i in range(0, len(pool), size)]
+
+
+# --- the page around the candidates ----------------------------------------------------------
+def parse_page(html: str) -> dict[str, etree._Element]:
+    """Elements of the page by ``backend_node_id``."""
+    parser = etree.HTMLParser(remove_comments=True)
+    root = etree.fromstring(html.encode("utf-8"), parser)
+    if root is None:
+        return {}
+    return {str(e.get(ID_ATTRIBUTE)): e for e in root.iter() if e.get(ID_ATTRIBUTE) is not None}
+
+
+def _own_text(element: etree._Element) -> str:
+    return " ".join((element.text or "").split())
+
+
+def describe(element: etree._Element, words: int = 12) -> str:
+    """``(tag id=N attr="v") text``: how an option names its element."""
+    attrs = " ".join(
+        f'{a}="{" ".join(str(element.get(a)).split())[:60]}"'
+        for a in SHOWN_ATTRIBUTES
+        if element.get(a)
+    )
+    text = " ".join(" ".join(str(t) for t in element.itertext()).split()[:words])
+    head = f"{element.tag} id={element.get(ID_ATTRIBUTE)}" + (f" {attrs}" if attrs else "")
+    return f"<{head}> {text}".rstrip()
+
+
+def _keep_set(elements: dict[str, etree._Element], candidates: Sequence[str]) -> set[Any]:
+    """MindAct's ``prune_tree``: each candidate, its ancestors, its first
+    :data:`MAX_DESCENDANTS` descendants and :data:`MAX_SIBLINGS` siblings each side (text
+    nodes are kept with their parent)."""
+    keep: set[Any] = set()
+    for element_id in candidates:
+        node = elements.get(element_id)
+        if node is None:
+            continue
+        keep.add(node)
+        keep.update(node.iterancestors())
+        keep.update([d for d in node.iterdescendants() if isinstance(d.tag, str)][:MAX_DESCENDANTS])
+        parent = node.getparent()
+        if parent is not None:
+            siblings = [c for c in parent if isinstance(c.tag, str) and c.tag != "text"]
+            at = siblings.index(node) if node in siblings else 0
+            keep.update(siblings[max(0, at - MAX_SIBLINGS) : at + MAX_SIBLINGS + 1])
+    return keep
+
+
+def pruned_dom(elements: dict[str, etree._Element], candidates: Sequence[str]) -> str:
+    """The page pruned around ``candidates``, one element a line; as in MindAct only the
+    candidates show their ids."""
+    keep = _keep_set(elements, candidates)
+    wanted = set(candidates)
+    roots = [e for e in keep if e.getparent() is None or e.getparent() not in keep]
+    lines: list[str] = []
+
+    def render(node: etree._Element, depth: int) -> None:
+        name = node.get(ID_ATTRIBUTE)
+        attrs = "".join(
+            f' {a}="{" ".join(str(node.get(a)).split())[:60]}"'
+            for a in SHOWN_ATTRIBUTES
+            if node.get(a)
+        )
+        shown_id = f" id={name}" if name in wanted else ""
+        texts = [_own_text(node)]
+        texts += [_own_text(c) for c in node if isinstance(c.tag, str) and c.tag == "text"]
+        text = " ".join(t for t in texts if t)
+        lines.append("  " * depth + f"<{node.tag}{shown_id}{attrs}>" + (f" {text}" if text else ""))
+        for child in node:
+            if child in keep and child.tag != "text":
+                render(child, depth + 1)
+
+    for root in roots:
+        render(root, 0)
+    return "\n".join(lines)
+
+
+def options_text(elements: dict[str, etree._Element], group: Sequence[str]) -> tuple[str, str]:
+    """The options of one round (A..E) and the letter of "None of the above"."""
+    lines = [f"{_LETTERS[i]}. {describe(elements[e])}" for i, e in enumerate(group)]
+    none = _LETTERS[len(group)]
+    return "\n".join([*lines, f"{none}. None of the above"]), none
+
+
+# --- the answer ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Choice:
+    letter: str
+    op: Op
+    value: str
+
+
+def parse_choice(text: str, letters: str) -> Choice:
+    """One round's answer; raises OutputParseError naming what is wrong."""
+    match = _JSON_OBJECT.search(text)
+    if match is None:
+        raise OutputParseError("the answer holds no JSON object")
+    try:
+        data = json.loads(match.group(0), strict=False)
+    except json.JSONDecodeError as exc:
+        raise OutputParseError(f"the JSON is malformed ({exc.msg})") from exc
+    if not isinstance(data, dict):
+        raise OutputParseError("the answer must be a JSON object")
+    letter = str(data.get("choice", "")).strip().strip(".").upper()[:1]
+    if not letter or letter not in letters:
+        raise OutputParseError(f"choice {data.get('choice')!r} is not one of {', '.join(letters)}")
+    op_text = str(data.get("op", "CLICK")).strip().upper() or "CLICK"
+    if op_text not in Op.__members__:
+        raise OutputParseError(f"op {op_text!r} is not one of CLICK, TYPE, SELECT")
+    op = Op(op_text)
+    value = "" if op is Op.CLICK else str(data.get("value") or "").strip()
+    return Choice(letter=letter, op=op, value=value)
+
+
+def choice_schema(letters: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "choice": {"type": "string", "enum": list(letters)},
+            "op": {"type": "string", "enum": [op.value for op in Op]},
+            "value": {"type": "string", "maxLength": 200},
+        },
+        "required": ["choice", "op", "value"],
+    }
+
+
+def round_messages(
+    task: str, previous: str, page: str, options: str
+) -> tuple[tuple[Message, ...], str]:
+    template = load_template("mindact")
+    messages = template.render(task=task, previous_actions=previous, page=page, options=options)
+    return messages, template.version_tag
+
+
+# --- the agent -------------------------------------------------------------------------------
+def _element_fragment(index: int, element_id: str, element: etree._Element) -> Fragment:
+    """One element as a retrieval document (its tag, shown attributes and text)."""
+    return Fragment(
+        index=index,
+        path="",
+        html=describe(element),
+        text=describe(element),
+        element_ids=[element_id],
+        tokens=0,
+    )
+
+
+@dataclass
+class Rounds:
+    """What every round of one step shares."""
+
+    task: str
+    previous: str
+    elements: dict[str, etree._Element]
+    log: CallLog
+    trace: StepTrace
+
+
+class MindActAgent(UngistedAgent):
+    """Multiple choice over ranked candidates, in rounds of 5 plus "None of the above"."""
+
+    def build_memory(self, ctx: StepContext) -> Memory:  # pragma: no cover - not used
+        raise NotImplementedError("MindAct builds one prompt per round, not one memory")
+
+    def candidate_pool(self, observation: Observation, fragments: Sequence[Fragment]) -> list[str]:
+        page_ids = [i for f in fragments for i in f.element_ids]
+        ranked = ranked_pool(observation, page_ids)
+        if ranked is not None:
+            return ranked
+        interactive = [i for f in fragments for i in f.interactive_ids] or page_ids
+        elements = parse_page(observation.html)
+        ids = [e for e in interactive if e in elements]
+        pseudo = [_element_fragment(n, i, elements[i]) for n, i in enumerate(ids)]
+        query = " ".join([observation.task, *observation.previous_actions[-3:]])
+        order = build_retriever(self.settings.retriever).rank(query, pseudo)
+        return [pseudo[n].element_ids[0] for n in order][:POOL_SIZE]
+
+    def _step(self, observation: Observation, trace: StepTrace, log: CallLog) -> None:
+        from webagent.html.segment import segment_html
+
+        page = segment_html(observation.html, self._segment_settings)
+        trace.n_fragments = len(page.fragments)
+        trace.fragment_tokens = [f.tokens for f in page.fragments]
+        trace.fragment_element_ids = [f.element_ids for f in page.fragments]
+        trace.page_tokens = page.page_tokens
+        elements = parse_page(observation.html)
+        pool = [e for e in self.candidate_pool(observation, page.fragments) if e in elements]
+        trace.timings["pool_size"] = float(len(pool))
+        trace.timings["ranked_pool"] = float(observation.candidates is not None)
+        trace.shown_element_ids = list(pool)
+        trace.reopened = [f.index for f in page.fragments if set(f.element_ids) & set(pool)]
+        if not pool:
+            trace.error, trace.error_class = "no candidate element on the page", "no_ids_shown"
+            return
+        count = self.model.count_tokens
+        empty, _ = round_messages(observation.task, "", "", "")
+        history = max(self.settings.reserve_tokens - self.model.count_message_tokens(empty), 0)
+        previous = format_previous(observation.previous_actions, history, count)
+        rounds = Rounds(observation.task, previous, elements, log, trace)
+        chosen = self.run_rounds(rounds, pool)
+        if chosen is not None:
+            trace.action = chosen
+
+    def run_rounds(self, rounds: Rounds, pool: list[str]) -> Action | None:
+        """Rounds until one option is chosen; None when every group answers "none"."""
+        current = pool
+        last: dict[str, Choice] = {}
+        while True:
+            winners: list[str] = []
+            for group in groups(current):
+                choice = self._ask(rounds, group)
+                if choice is not None and choice.letter in _LETTERS[: len(group)]:
+                    element = group[_LETTERS.index(choice.letter)]
+                    winners.append(element)
+                    last[element] = choice
+            if len(winners) <= 1 or len(winners) == len(current):
+                break
+            current = winners
+        if not winners:
+            if rounds.trace.error is None:
+                rounds.trace.error = "no option chosen in any group"
+                rounds.trace.error_class = "invalid_output"
+            return None
+        element = winners[0]  # several winners left that no round can split: the best ranked
+        choice = last[element]
+        rounds.trace.error, rounds.trace.error_class = None, None
+        return Action(element_id=element, op=choice.op, value=choice.value)
+
+    def _ask(self, rounds: Rounds, group: list[str]) -> Choice | None:
+        task, previous, elements, trace = (
+            rounds.task,
+            rounds.previous,
+            rounds.elements,
+            rounds.trace,
+        )
+        options, none = options_text(elements, group)
+        letters = _LETTERS[: len(group)] + none
+        empty, _ = round_messages(task, previous, "", options)
+        budget = page_budget(self.model, self.settings, empty, self.settings.act_max_tokens)
+        page = truncate_to_tokens(pruned_dom(elements, group), budget, self.model.count_tokens)
+        messages, version = round_messages(task, previous, page, options)
+        trace.memory = page
+        trace.prompt_tokens = max(trace.prompt_tokens, self.model.count_message_tokens(messages))
+        request = Request(
+            messages=messages,
+            max_tokens=self.settings.act_max_tokens,
+            json_schema=choice_schema(letters),
+            schema_name="choice",
+            phase="act",
+            prompt_version=version,
+        )
+        answer = rounds.log.generate(request).text
+        try:
+            return parse_choice(answer, letters)
+        except OutputParseError as exc:
+            trace.error, trace.error_class = f"round answer: {exc}", "invalid_output"
+            return None
