@@ -267,6 +267,7 @@ def write_summary(args: argparse.Namespace) -> None:
     text, data = summary(runs, args.repeat)
     command = "PYTHONPATH=. python bench/bench_segment.py --repeat "
     command += f"{args.repeat} --summary {args.summary}"
+    command += f" --baseline {args.baseline}" if args.baseline else ""
     text += f"\n\nCommand: `{command}`"
     args.summary.mkdir(parents=True, exist_ok=True)
     payload = {

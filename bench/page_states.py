@@ -248,14 +248,18 @@ def main() -> None:
         base = run_measure(base_code, pairs_path, plans_path)
         ours = run_measure(REPO, pairs_path, plans_path)
     summary = summarise(ours, base)
-    label = f"{args.baseline or 'merge-base with main'} {_git('rev-parse', '--short', baseline)}"
+    label = _git("rev-parse", "--short", baseline)
+    if args.baseline is None:
+        label = f"merge-base with main {label}"
     text = (
         f"## Reuse across steps: fragments of the second page state answered by the gist "
         f"cache ({len(pairs)} pairs of consecutive states; ours vs {label}, same run)\n\n"
         + table(summary, "baseline")
         + "\n\nA fragment is answered when the first state had one with the same path and html "
         "(the gist cache key). Plans: `plan_segmentation` from the agent defaults at each "
-        "budget, estimate counter. 'pooled': cached fragments / all fragments over the pairs.\n"
+        "budget, estimate counter. 'pooled': cached fragments / all fragments over the pairs. "
+        "MiniWoB++ pages are one to three fragments, so the fragment holding the typed field is "
+        "most of the page: nothing to reuse there, by either algorithm.\n"
         "\nCommand: `PYTHONPATH=. python bench/page_states.py" + _flags(args) + "`"
     )
     args.out.mkdir(parents=True, exist_ok=True)
