@@ -9,11 +9,19 @@ ranker output (``rank``/``score``), and files without ``raw_html``, ``cleaned_ht
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from webagent.contracts import ElementCandidate, Op
+
+
+def _id_as_text(value: Any) -> Any:
+    """Element ids are text; some dumps write them as numbers."""
+    return str(value) if isinstance(value, int) else value
+
+
+ElementId = Annotated[str, BeforeValidator(_id_as_text)]
 
 SCHEMA_VERSION = 2  # 2: step attempts (attempt, pending, stopped_by)
 SPLITS = ("train", "test_task", "test_website", "test_domain")
@@ -24,18 +32,13 @@ class Candidate(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    backend_node_id: str
+    backend_node_id: ElementId
     tag: str = ""
     attributes: str = Field(default="{}", description="JSON object, as a string (as released)")
     is_original_target: bool | None = None
     is_top_level_target: bool | None = None
     rank: int | None = Field(default=None, description="MindAct ranker rank (0 = best)")
     score: float | None = None
-
-    @field_validator("backend_node_id", mode="before")
-    @classmethod
-    def _id_as_text(cls, value: Any) -> Any:
-        return str(value) if isinstance(value, int) else value
 
     @field_validator("attributes", mode="before")
     @classmethod
@@ -133,15 +136,10 @@ class Prediction(BaseModel):
     schema_version: int = SCHEMA_VERSION
     annotation_id: str
     action_uid: str
-    element_id: str | None = None
+    element_id: ElementId | None = None
     op: Op | None = None
     value: str = ""
     error_class: str | None = None
-
-    @field_validator("element_id", mode="before")
-    @classmethod
-    def _id_as_text(cls, value: Any) -> Any:
-        return str(value) if isinstance(value, int) else value
 
     @field_validator("value", mode="before")
     @classmethod

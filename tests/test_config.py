@@ -208,6 +208,7 @@ def _one_step_sample(tmp_path: Path) -> Path:
 
 @pytest.mark.llama
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # the embedded model on 2 shared cores
 def test_eval_config_manifest_with_replay_reproduces_predictions(
     local_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -250,6 +251,7 @@ def test_eval_config_manifest_with_replay_reproduces_predictions(
 
 @pytest.mark.llama
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # the embedded model on 2 shared cores
 def test_act_and_demo_build_their_run_the_same_way(
     local_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

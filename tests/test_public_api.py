@@ -101,6 +101,7 @@ def readme_python_example() -> str:
 
 @pytest.mark.llama
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # the embedded model on 2 shared cores
 def test_readme_example_runs_as_written(
     local_model_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
