@@ -225,8 +225,10 @@ def test_two_llama_servers_one_killed_mid_eval_every_step_scored_once(
         agent = build_agent(AgentSettings(agent="raw-html", context_budget=512), model)
         subject = EvalSubject(agent, {"agent": "raw-html"}, settings.manifest(), {"model": "m"})
         out = tmp_path / "run"
+        # one step at a time: llama-cpp-python's server answers a tokenize call only between
+        # generations, so counting beside a generation on the same server can time out
         outcome = run_eval(
-            EvalSettings(data=str(data), out=out, workers=2, progress=False), subject
+            EvalSettings(data=str(data), out=out, workers=1, progress=False), subject
         )
         killer.join(timeout=60)
         stats = pool.stats()
@@ -235,7 +237,8 @@ def test_two_llama_servers_one_killed_mid_eval_every_step_scored_once(
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert outcome.status == "complete"
     assert sorted(r["action_uid"] for r in records) == gold  # every step once
-    assert all(r["diagnostics"]["error_class"] != "model_error" for r in records)
+    errors = [r["error"] for r in records if r["diagnostics"]["error_class"] == "model_error"]
+    assert errors == []
     assert first.poll() is not None  # server A really died during the run
     assert stats[url_a]["completed"] >= 1 and not stats[url_a]["alive"]
     assert stats[url_b]["completed"] >= 1

@@ -141,8 +141,9 @@ class ReplicaPool(Backend):
                 return count(self.replicas[0].backend)
             try:
                 return count(live[0].backend)
-            except ModelError as exc:
-                if not self._is_dead(exc):
+            except (ModelError, ConnectionError) as exc:
+                # a tokenizer endpoint may drop the connection raw as its server dies
+                if isinstance(exc, ModelError) and not self._is_dead(exc):
                     raise
                 with self._free:
                     live[0].alive = False
