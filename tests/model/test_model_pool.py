@@ -194,6 +194,7 @@ def two_servers(
 @pytest.mark.server
 @pytest.mark.llama
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_two_llama_servers_one_killed_mid_eval_every_step_scored_once(
     two_servers: list[tuple[subprocess.Popen[bytes], str]], tmp_path: Path
 ) -> None:
@@ -208,7 +209,7 @@ def test_two_llama_servers_one_killed_mid_eval_every_step_scored_once(
     (first, url_a), (_second, url_b) = two_servers
     settings = ModelSettings(
         backend="openai", model=DEFAULT_LOCAL_MODEL, base_url=url_a, base_urls=(url_b,),
-        context_window=2048, concurrency=1, timeout_s=300, max_retries=1,
+        context_window=2048, concurrency=1, timeout_s=900, max_retries=1,
     )  # fmt: skip
     with build_model(settings) as model:
         pool = model.backend
