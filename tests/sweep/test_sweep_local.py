@@ -27,8 +27,8 @@ def local_sweep(local_model_path: Path, tmp_path_factory: pytest.TempPathFactory
     data = root / "one_step.json"
     data.write_text(json.dumps(tasks[:1]))
     out = root / "sweep"
-    argv = sweep_argv(data, out, "--n-ctx", "2048", "--set", "model.n_threads=2", "--timeout", "900")
-    argv += ["--model-path", str(local_model_path)]
+    argv = sweep_argv(data, out, "--n-ctx", "2048", "--set", "model.n_threads=2")
+    argv += ["--timeout", "900", "--model-path", str(local_model_path)]
     assert main(argv) == 0
     yield out
 
