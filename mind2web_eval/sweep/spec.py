@@ -120,11 +120,24 @@ def read_spec(out: Path) -> SweepSpec | None:
         raise ConfigError(f"{path}: not a sweep spec ({exc.error_count()} errors)") from exc
 
 
+#: model settings that change where and how fast calls go, not what answers them
+_NOT_IDENTITY = ("base_url", "base_urls", "concurrency", "timeout_s", "max_retries", "n_threads")
+
+
+def identity(spec: SweepSpec) -> dict[str, Any]:
+    """What a resumed sweep must share with the one it continues: everything but where the
+    model is served (endpoints, concurrency, timeouts may change between sessions)."""
+    data = spec.model_dump(mode="json")
+    model = {k: v for k, v in data["config"].get("model", {}).items() if k not in _NOT_IDENTITY}
+    data["config"] = {**data["config"], "model": model}
+    return data
+
+
 def open_spec(out: Path, spec: SweepSpec) -> None:
     """Write ``spec`` to ``OUT/sweep.json``; a folder holding another sweep is refused."""
     old = read_spec(out)
-    if old is not None and old != spec:
-        mine, theirs = spec.model_dump(mode="json"), old.model_dump(mode="json")
+    if old is not None and identity(old) != identity(spec):
+        mine, theirs = identity(spec), identity(old)
         changed = [k for k in mine if mine[k] != theirs[k]]
         raise ConfigError(
             f"{out} holds a sweep with other settings ({', '.join(changed)} differ); pass a new "

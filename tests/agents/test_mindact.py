@@ -179,6 +179,7 @@ def test_without_ranks_bm25_over_element_text_orders_the_pool() -> None:
 
 @pytest.mark.llama
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_end_to_end_with_the_embedded_model(
     local_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -198,6 +199,7 @@ def test_end_to_end_with_the_embedded_model(
         "eval", "--data", str(data), "--out", str(out), "--agent", "mindact",
         "--score-top-k", "50", "--no-progress", "--bootstrap", "0", "--no-gist-cache",
         "--model-path", str(local_model_path), "--n-ctx", "2048", "--set", "model.n_threads=2",
+        "--timeout", "900",
     ])  # fmt: skip
     assert code == 0
     record = json.loads((out / "results.jsonl").read_text().splitlines()[0])

@@ -15,7 +15,8 @@ from conftest import SAMPLES, open_in_chromium, sweep_argv
 from webagent.cli import main
 from webagent.model.settings import DEFAULT_LOCAL_MODEL
 
-pytestmark = [pytest.mark.llama, pytest.mark.slow]
+# four act calls of up to 1024 tokens: seconds alone, minutes on a shared 2-core machine
+pytestmark = [pytest.mark.llama, pytest.mark.slow, pytest.mark.timeout(1200)]
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +28,7 @@ def local_sweep(local_model_path: Path, tmp_path_factory: pytest.TempPathFactory
     data.write_text(json.dumps(tasks[:1]))
     out = root / "sweep"
     argv = sweep_argv(data, out, "--n-ctx", "2048", "--set", "model.n_threads=2")
-    argv += ["--model-path", str(local_model_path)]
+    argv += ["--timeout", "900", "--model-path", str(local_model_path)]
     assert main(argv) == 0
     yield out
 

@@ -150,7 +150,12 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "(env WEBAGENT_BACKEND; default local)",
     )
     group.add_argument("--model", help="model name for the endpoint (env WEBAGENT_MODEL)")
-    group.add_argument("--base-url", help="OpenAI-compatible base URL (env OPENAI_BASE_URL)")
+    group.add_argument(
+        "--base-url",
+        action="append",
+        help="OpenAI-compatible base URL (env OPENAI_BASE_URL); repeat it for replicas of one "
+        "model: requests spread over them, --concurrency on each, a dead one is dropped",
+    )
     group.add_argument("--model-path", type=Path, help="local GGUF file (default: SmolLM2)")
     group.add_argument("--n-ctx", type=int, help="context the local model allocates (8192)")
     group.add_argument("--timeout", type=float, help="seconds per model call (120)")
@@ -180,6 +185,9 @@ def flag_values(args: argparse.Namespace) -> Values:
         if value is not None:
             section, field = path.split(".")
             values.setdefault(section, {})[field] = value
+    urls = values.get("model", {}).get("base_url")
+    if isinstance(urls, list):  # --base-url is repeatable: the first, then the replicas
+        values["model"]["base_url"], values["model"]["base_urls"] = urls[0], tuple(urls[1:])
     if getattr(args, "replay", None) is not None:
         values["model"]["backend"] = "replay"
     if getattr(args, "no_gist_cache", False):

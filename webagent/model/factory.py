@@ -32,7 +32,20 @@ def build_backend(settings: ModelSettings) -> Backend:
     if settings.backend == "openai":
         from webagent.model.openai_backend import OpenAIBackend
 
-        backend = OpenAIBackend(settings)
+        endpoints = settings.endpoints()
+        if len(endpoints) > 1:
+            from webagent.model.pool import ReplicaPool
+
+            backend = ReplicaPool(
+                [
+                    OpenAIBackend(settings.model_copy(update={"base_url": url, "base_urls": ()}))
+                    for url in endpoints
+                ],
+                per_endpoint=settings.concurrency,
+                labels=endpoints,
+            )
+        else:
+            backend = OpenAIBackend(settings)
     else:
         from webagent.model.llama_local import LlamaLocalBackend
 

@@ -42,6 +42,11 @@ class ModelSettings(BaseModel):
     backend: BackendName = "local"
     model: str | None = Field(default=None, description="model name; local default: SmolLM2")
     base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint")
+    base_urls: tuple[str, ...] = Field(
+        default=(),
+        description="more replicas of the same model beside base_url: requests spread over "
+        "all of them, `concurrency` in flight on each (webagent.model.pool)",
+    )
     api_key: SecretStr | None = Field(default=None, description="never logged or recorded")
     model_path: Path | None = Field(default=None, description="local GGUF; default: SmolLM2")
     n_ctx: int = Field(default=8192, ge=256, description="context the local model allocates")
@@ -60,6 +65,8 @@ class ModelSettings(BaseModel):
             raise ValueError("backend 'replay' needs replay_from (a cassette file)")
         if self.replay_from is not None and self.backend != "replay":
             raise ValueError(f"replay_from is set but backend is {self.backend!r}; use 'replay'")
+        if self.base_urls and self.base_url is None:
+            raise ValueError("base_urls lists more replicas: set base_url too (the first one)")
         if self.record_to is not None and self.backend == "replay":
             raise ValueError("record_to and replay cannot be combined: replaying records nothing")
         return self
@@ -71,6 +78,11 @@ class ModelSettings(BaseModel):
             return cls(**values)
         except ValidationError as exc:
             raise ConfigError(f"invalid model settings: {validation_message(exc)}") from exc
+
+    def endpoints(self) -> tuple[str, ...]:
+        """Every base URL, ``base_url`` first, each once."""
+        urls = (self.base_url, *self.base_urls) if self.base_url else ()
+        return tuple(dict.fromkeys(urls))
 
     @property
     def model_name(self) -> str | None:
