@@ -267,7 +267,7 @@ class MindActAgent(UngistedAgent):
         count = self.model.count_tokens
         empty, _ = round_messages(observation.task, "", "", "")
         history = max(self.settings.reserve_tokens - self.model.count_message_tokens(empty), 0)
-        previous, trace.previous_dropped = format_previous(
+        previous, trace.memory_edits.previous_dropped = format_previous(
             observation.previous_actions, history, count
         )
         rounds = Rounds(observation.task, previous, elements, log, trace)
