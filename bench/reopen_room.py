@@ -10,7 +10,8 @@ never an agent's own result):
   survived segmentation (and anywhere in the prompt, gists included);
 * silent truncation: steps whose memory is over its budget or was changed without a record;
 * previous actions dropped while a gist is shown;
-* gold named in the gist memory: the gold id in the gists the look-up reads (extractive).
+* gold named in the gist memory: the gold id in the gists the look-up reads (its first prompt;
+  for gist-only the act prompt's memory), extractive gists.
 
     python bench/reopen_room.py [--quick] [--intent-tasks F] [--tasks F] [--out bench/results]
 """
@@ -73,8 +74,13 @@ def _segment(html: str, plan: SegmentSettings, counter_name: str) -> SegmentedPa
     return segment_html(html, plan, _COUNTERS[counter_name])
 
 
-def named(gists: list[str], ids: tuple[str, ...]) -> bool:
-    text = "\n".join(gists)
+def gist_memory(trace: StepTrace) -> str:
+    """The gist memory the look-up read (its first prompt), else the act prompt's memory."""
+    lookup = [c for c in trace.calls if c.phase == "lookup"]
+    return "\n".join(m["content"] for m in lookup[0].prompt) if lookup else trace.memory
+
+
+def named(text: str, ids: tuple[str, ...]) -> bool:
     return any(re.search(rf"\bid={re.escape(i)}(?![\w-])", text) for i in ids)
 
 
@@ -113,7 +119,7 @@ def row_of(step: Step, page: SegmentedPage, trace: StepTrace, counter: Counter) 
         "survived": bool(gold_frags),
         "gold_reopened": bool(gold_frags & set(trace.reopened)) and not edits.reopen_cut,
         "gold_shown": any(i in trace.shown_element_ids for i in step.gold_ids),
-        "gold_named_in_gists": named(trace.gists, step.gold_ids),
+        "gold_named_in_gists": named(gist_memory(trace), step.gold_ids),
         "correct": trace.action is not None and trace.action.element_id in step.gold_ids,
         "over_budget": not budget_ok or trace.error_class == "memory_over_budget",
         "previous_dropped_with_gists": bool(edits.previous_dropped) and gists_shown,
@@ -124,7 +130,7 @@ def row_of(step: Step, page: SegmentedPage, trace: StepTrace, counter: Counter) 
         "n_fragments": trace.n_fragments,
         "reopened": len(trace.reopened),
         "prompt_tokens": trace.prompt_tokens,
-        "gist_memory_tokens": counter("\n".join(trace.gists)),
+        "gist_memory_tokens": counter(gist_memory(trace)),
         "error": trace.error,
     }
 

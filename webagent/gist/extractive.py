@@ -61,10 +61,15 @@ def _text(el: etree._Element) -> str:
 
 
 def _nearby_label(el: etree._Element) -> str:
-    """The <label> (or text) right before or after a form control: labels follow inputs too."""
-    for sibling in (el.getprevious(), el.getnext()):
-        if sibling is not None and sibling.tag == "label":
-            return _text(sibling)
+    """The <label> next to a form control: after it (unless that label leads the next
+    control), else before it, else around it."""
+    following, preceding = el.getnext(), el.getprevious()
+    if following is not None and following.tag == "label":
+        after = following.getnext()
+        if after is None or after.tag not in _FORM:
+            return _text(following)
+    if preceding is not None and preceding.tag == "label":
+        return _text(preceding)
     parent = el.getparent()
     if parent is not None and parent.tag == "label":
         return _text(parent)
