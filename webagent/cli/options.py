@@ -73,7 +73,14 @@ def add_agent_arguments(
         "--gister", choices=["model", "extractive"], default="model", help="(%(default)s)"
     )
     group.add_argument(
-        "--retriever", choices=["bm25", "embedding"], default="bm25", help="(%(default)s)"
+        "--retriever", choices=["bm25", "embedding", "fused"], default="bm25", help="(%(default)s)"
+    )
+    group.add_argument(
+        "--lookup-assist",
+        choices=["none", "bm25", "embedding", "fused"],
+        default="none",
+        help="after the model's look-up picks, retrieval fills the free slots up to "
+        "--max-lookup (%(default)s)",
     )
     group.add_argument("--top-k", type=int, default=5, help="fragments retrieval shows (5)")
     group.add_argument(
@@ -92,6 +99,7 @@ def agent_settings_from_args(args: argparse.Namespace) -> AgentSettings:
         "max_lookup": args.max_lookup,
         "gister": args.gister,
         "retriever": args.retriever,
+        "lookup_assist": args.lookup_assist,
         "top_k": args.top_k,
     }
     try:

@@ -121,6 +121,18 @@ def _run_heading(container: etree._Element) -> str:
     return _run_heading(parent) if parent is not None and parent.tag not in ("div",) else ""
 
 
+def _covered(el: etree._Element) -> bool:
+    """An option inside its select, or a label beside/around a form control: named already."""
+    if el.tag == "option":
+        return any(a.tag == "select" for a in el.iterancestors())
+    if el.tag != "label":
+        return False
+    if any(c.tag in _FORM for c in el.iterdescendants()):
+        return True
+    neighbours = (el.getprevious(), el.getnext())
+    return any(n is not None and n.tag in _FORM for n in neighbours)
+
+
 def _container(el: etree._Element) -> etree._Element | None:
     for ancestor in el.iterancestors():
         if ancestor.tag in _LIST:
@@ -143,6 +155,8 @@ def _items(fragment: Fragment, words: int) -> list[str]:
     for el in root.iter():
         element_id = el.get("id")
         if not isinstance(el.tag, str) or element_id is None or element_id not in interactive:
+            continue
+        if _covered(el):
             continue
         if el.tag in _FORM:
             control = _form_control(el, element_id)
