@@ -38,7 +38,7 @@ from benchkit import (
     sha12,
     write_result,
 )
-from reopen_room import build_intent_tasks
+from reopen_room import build_intent_tasks, write_summary
 from scripted_model import Script, query_of, scripted_model
 
 from webagent.agents.context import segment_settings
@@ -252,6 +252,7 @@ def main() -> None:
         "steps": all_rows,
     }
     write_result(args.out, "coverage", payload, text)
+    write_summary("coverage", payload, text)
 
 
 if __name__ == "__main__":
