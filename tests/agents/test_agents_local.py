@@ -27,11 +27,15 @@ def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> GistCache:
 def test_agent_returns_a_valid_action_with_the_local_model(
     agent: str, local_model: Model, shared_cache: GistCache, flights_html: str
 ) -> None:
-    settings = AgentSettings(agent=agent, context_budget=1024, max_lookup=2, top_k=2)
+    budget = 1024  # a few fragments of at most ~340 tokens: short gist prompts
+    settings = AgentSettings(agent=agent, context_budget=budget, max_lookup=1, top_k=2)
     trace = build_agent(settings, local_model, shared_cache).step(
         Observation(task="Search for flights from Oslo to Rome", html=flights_html)
     )
-    assert trace.prompt_tokens + settings.act_max_tokens <= 1024
+    assert trace.prompt_tokens + settings.act_max_tokens <= budget
+    assert trace.error_class != "memory_over_budget"
+    for call in trace.calls:  # every prompt counted with the model's tokenizer fits
+        assert call.phase == "repair" or call.input_tokens <= budget, call.phase
     if not trace.shown_element_ids:
         # the model's look-up reopened nothing and its gists name no id: nothing to act on
         assert agent not in ("raw-html", "retrieval")

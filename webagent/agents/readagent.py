@@ -48,8 +48,9 @@ class GistOnlyAgent(PageAgent):
         return gists
 
     def build_memory(self, ctx: StepContext) -> Memory:
-        fitted = fit_memory(ctx.page.fragments, self.gists(ctx), (), ctx.budget, self._count)
-        return Memory(text=fitted.text, gists=fitted.gists or [], edits=fitted.edits)
+        gists = self.gists(ctx)
+        fitted = fit_memory(ctx.page.fragments, gists, (), ctx.budget, self._count)
+        return Memory(text=fitted.text, gists=gists, edits=fitted.edits)
 
     def _count(self, text: str) -> int:
         return self.model.count_tokens(text)
@@ -84,7 +85,7 @@ class ReadAgentP(GistOnlyAgent):
         return Memory(
             text=fitted.text,
             reopened=sorted(fitted.reopened),
-            gists=gists,
+            gists=raw,
             lookup=rounds,
             edits=fitted.edits,
         )

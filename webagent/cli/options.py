@@ -32,6 +32,7 @@ FLAGS: dict[str, str] = {
     "gist_max_tokens": "agent.gist_max_tokens",
     "gist_batch": "agent.gist_batch",
     "retriever": "agent.retriever",
+    "lookup_assist": "agent.lookup_assist",
     "top_k": "agent.top_k",
     "repair_attempts": "agent.repair_attempts",
     # gist cache
@@ -122,8 +123,14 @@ def add_agent_arguments(parser: argparse.ArgumentParser, default_agent: str | No
     )
     group.add_argument(
         "--retriever",
-        choices=["bm25", "embedding"],
+        choices=["bm25", "embedding", "fused"],
         help=f"retrieval's ranker {_default('retriever')}",
+    )
+    group.add_argument(
+        "--lookup-assist",
+        choices=["none", "bm25", "embedding", "fused"],
+        help="after the model's look-up picks, retrieval fills the free slots up to "
+        f"--max-lookup {_default('lookup_assist')}",
     )
     group.add_argument("--top-k", type=int, help=f"fragments retrieval shows {_default('top_k')}")
     group.add_argument(

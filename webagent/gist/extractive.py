@@ -61,10 +61,15 @@ def _text(el: etree._Element) -> str:
 
 
 def _nearby_label(el: etree._Element) -> str:
-    """The <label> (or text) right before or after a form control: labels follow inputs too."""
-    for sibling in (el.getprevious(), el.getnext()):
-        if sibling is not None and sibling.tag == "label":
-            return _text(sibling)
+    """The <label> next to a form control: after it (unless that label leads the next
+    control), else before it, else around it."""
+    following, preceding = el.getnext(), el.getprevious()
+    if following is not None and following.tag == "label":
+        after = following.getnext()
+        if after is None or after.tag not in _FORM:
+            return _text(following)
+    if preceding is not None and preceding.tag == "label":
+        return _text(preceding)
     parent = el.getparent()
     if parent is not None and parent.tag == "label":
         return _text(parent)
@@ -116,6 +121,18 @@ def _run_heading(container: etree._Element) -> str:
     return _run_heading(parent) if parent is not None and parent.tag not in ("div",) else ""
 
 
+def _covered(el: etree._Element) -> bool:
+    """An option inside its select, or a label beside/around a form control: named already."""
+    if el.tag == "option":
+        return any(a.tag == "select" for a in el.iterancestors())
+    if el.tag != "label":
+        return False
+    if any(c.tag in _FORM for c in el.iterdescendants()):
+        return True
+    neighbours = (el.getprevious(), el.getnext())
+    return any(n is not None and n.tag in _FORM for n in neighbours)
+
+
 def _container(el: etree._Element) -> etree._Element | None:
     for ancestor in el.iterancestors():
         if ancestor.tag in _LIST:
@@ -138,6 +155,8 @@ def _items(fragment: Fragment, words: int) -> list[str]:
     for el in root.iter():
         element_id = el.get("id")
         if not isinstance(el.tag, str) or element_id is None or element_id not in interactive:
+            continue
+        if _covered(el):
             continue
         if el.tag in _FORM:
             control = _form_control(el, element_id)

@@ -29,6 +29,7 @@ from webagent.model.server_extras import (
     server_root,
 )
 from webagent.model.settings import ModelSettings
+from webagent.model.tiktoken_counter import tiktoken_counter
 from webagent.tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -174,7 +175,8 @@ class OpenAIBackend(Backend):
         return DEFAULT_CONTEXT_WINDOW
 
     def count_tokens(self, text: str) -> int:
-        """The server's own tokenizer where it has one, else ``estimate_tokens``."""
+        """The server's own tokenizer where it has one; for api.openai.com tiktoken when the
+        model's encoding is on this machine (``tiktoken_counter``); else ``estimate_tokens``."""
         if not text:
             return 0
         cached = self._token_cache.get(text)
@@ -201,7 +203,11 @@ class OpenAIBackend(Backend):
                 )
             except NotOffered:
                 pass
-        log.info("%s: no tokenizer endpoint; estimating ceil(chars/3) tokens", self._where())
+        if self._is_openai:
+            local = tiktoken_counter(self.name)
+            if local is not None:
+                return local
+        log.info("%s: no tokenizer available here; estimating 5 tokens per 8 bytes", self._where())
         return "estimate", estimate_tokens
 
     def close(self) -> None:
