@@ -186,7 +186,7 @@ def test_segment_shows_what_act_segments(
         }
     )
     agent = _agent(config, window=config.model.n_ctx)
-    assert shown == agent._segment_settings.model_dump(mode="json")
+    assert shown == agent.segment_plan.model_dump(mode="json")
 
 
 def test_agents_register_themselves() -> None:

@@ -8,11 +8,14 @@ from pathlib import Path
 import pytest
 from segment_checks import check_segmentation
 
+from webagent.agents.registry import AgentSettings, build_agent
 from webagent.cli import main
 from webagent.html.budget import plan_segmentation
 from webagent.html.clean import clean_page
 from webagent.html.parse import parse_html
 from webagent.html.segment import segment_page
+from webagent.model.factory import build_model
+from webagent.model.settings import ModelSettings
 from webagent.samples import SAMPLE_PAGES, sample_page_path
 
 
@@ -56,7 +59,11 @@ def test_cli_table(capsys: pytest.CaptureFixture[str], pages_dir: Path) -> None:
 def test_cli_json_round_trips(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["segment", "travel", "--json", "--context-budget", "8192", "--depth", "5"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["depth"] == 5 and data["settings"]["max_fragments"] == 53
+    # exactly the plan `act` makes with the same options, under the same model's counter
+    with build_model(ModelSettings()) as model:
+        agent = build_agent(AgentSettings(context_budget=8192, depth=5), model)
+        plan = agent.segment_plan  # type: ignore[attr-defined]
+    assert data["depth"] == 5 and data["settings"] == plan.model_dump(mode="json")
     assert data["fragments"] and data["fits_budget"]
     assert any("Search flights" in f["text"] for f in data["fragments"])
 

@@ -250,7 +250,7 @@ class MindActAgent(UngistedAgent):
     def _step(self, observation: Observation, trace: StepTrace, log: CallLog) -> None:
         from webagent.html.segment import segment_html
 
-        page = segment_html(observation.html, self._segment_settings)
+        page = segment_html(observation.html, self.segment_plan, self.model.count_tokens)
         trace.n_fragments = len(page.fragments)
         trace.fragment_tokens = [f.tokens for f in page.fragments]
         trace.fragment_element_ids = [f.element_ids for f in page.fragments]

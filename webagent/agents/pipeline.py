@@ -66,12 +66,19 @@ class PageAgent(Agent):
         self.model = model
         self.gist_cache = gist_cache
         self.name = settings.agent
-        self._segment_settings = segment_settings(settings, model, self.shows_gists)
+        self._plan: SegmentSettings | None = None
+
+    def plan_segments(self) -> SegmentSettings:
+        """How this agent segments a page: the plan its budget gives (``segment_settings``)."""
+        return segment_settings(self.settings, self.model, self.shows_gists)
 
     @property
     def segment_plan(self) -> SegmentSettings:
-        """The segmentation settings this agent's budget gives (``segment_settings``)."""
-        return self._segment_settings
+        """:meth:`plan_segments`, made once, on first use: it counts with the model's counter,
+        which may have to ask the endpoint (a failure there is then the step's model error)."""
+        if self._plan is None:
+            self._plan = self.plan_segments()
+        return self._plan
 
     @abstractmethod
     def build_memory(self, ctx: StepContext) -> Memory:
@@ -96,7 +103,7 @@ class PageAgent(Agent):
     def _step(self, observation: Observation, trace: StepTrace, log: CallLog) -> None:
         count = self.model.count_tokens
         t0 = time.perf_counter()
-        page = segment_html(observation.html, self._segment_settings, count)
+        page = segment_html(observation.html, self.segment_plan, count)
         trace.timings["segment_s"] = time.perf_counter() - t0
         trace.n_fragments = len(page.fragments)
         trace.fragment_tokens = [f.tokens for f in page.fragments]
@@ -109,7 +116,7 @@ class PageAgent(Agent):
         budget = page_budget(self.model, self.settings, budget_empty, self.settings.act_max_tokens)
 
         t0 = time.perf_counter()
-        room = reopen_room(self.settings, self._segment_settings, count)
+        room = reopen_room(self.settings, self.segment_plan, count)
         ctx = StepContext(observation, page, previous, budget, log, trace, room)
         memory = self.build_memory(ctx)
         trace.timings["memory_s"] = time.perf_counter() - t0

@@ -10,6 +10,7 @@ the ``webagent.agents`` entry-point group (the entry point names its module).
 from __future__ import annotations
 
 import importlib
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
@@ -21,7 +22,7 @@ from webagent.agents.raw_paper import PaperRawHtmlAgent
 from webagent.agents.readagent import GistOnlyAgent, ReadAgentP, ReadAgentS
 from webagent.agents.settings import AgentSettings
 from webagent.contracts import Agent
-from webagent.errors import ConfigError
+from webagent.errors import ConfigError, ModelError
 from webagent.gist.cache import GistCache
 from webagent.model.client import Model
 
@@ -78,8 +79,16 @@ def agent_spec(name: str) -> AgentSpec:
 def build_agent(
     settings: AgentSettings, model: Model, gist_cache: GistCache | None = None
 ) -> Agent:
-    """The agent ``settings.agent`` names, over ``model`` (and ``gist_cache`` for gists)."""
-    return agent_spec(settings.agent).agent_class(settings, model, gist_cache)
+    """The agent ``settings.agent`` names, over ``model`` (and ``gist_cache`` for gists).
+
+    A budget too small for the agent is a :class:`ConfigError` here, before any step. The plan
+    counts with the model's counter; if that needs an endpoint that does not answer, the
+    first step plans again (and is a model error, so pending, if it still does not).
+    """
+    agent = agent_spec(settings.agent).agent_class(settings, model, gist_cache)
+    with suppress(ModelError):
+        agent.segment_plan  # noqa: B018 - made now, so a bad budget fails before the run
+    return agent
 
 
 _GIST = ("gister", "gist_words", "gist_max_tokens")

@@ -3,25 +3,33 @@
 from __future__ import annotations
 
 import argparse
-from typing import cast
 
-from webagent.agents.context import segment_settings
-from webagent.cli.options import add_budget_arguments, add_config_arguments, config_from_args
+from webagent.agents.pipeline import PageAgent
+from webagent.agents.registry import build_agent
+from webagent.cli.options import (
+    add_budget_arguments,
+    add_config_arguments,
+    add_model_arguments,
+    config_from_args,
+)
 from webagent.cli.pages import read_page
+from webagent.config import RunConfig
 from webagent.errors import ConfigError
 from webagent.html.fragment import SegmentedPage, SegmentSettings
 from webagent.html.parse import decode_html
 from webagent.html.segment import segment_html
 from webagent.model.client import Model
+from webagent.model.factory import build_model
 
 HELP = "clean a page and split it into the fragments an agent gists and reopens"
 DESCRIPTION = (
     HELP + ". Prints one row per fragment (index, tokens, element ids, interactive ids, "
-    "ancestor path, text preview), or the whole segmentation as JSON. Token counts are the "
-    "default estimate, ceil(5 * UTF-8 bytes / 8). Takes the agents' own budget options and "
-    "--config, so it shows exactly how `webagent act` with the same options segments: fragment "
-    "count and size are planned so that every gist and the reopened fragments fit the context "
-    "budget, by default the embedded model's window (--n-ctx; docs/SEGMENTATION.md)."
+    "ancestor path, text preview), or the whole segmentation as JSON. Takes the agents' own "
+    "budget and model options and --config, and plans and counts tokens with that model's "
+    "counter (the embedded model's tokenizer by default; no model call is made), so it shows "
+    "exactly how `webagent act` with the same options segments: fragment count and size are "
+    "planned so that every gist and the reopened fragments fit the context budget "
+    "(docs/SEGMENTATION.md)."
 )
 PREVIEW_CHARS = 60
 
@@ -38,24 +46,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--encoding", help="the page's charset, if known (default: detected)")
     add_config_arguments(parser)
     add_budget_arguments(parser)
-    parser.add_argument(
-        "--n-ctx", type=int, help="the local model's window, the default budget (8192)"
-    )
+    add_model_arguments(parser)
     parser.set_defaults(func=run)
 
 
-class _Window:
-    """What the agents' plan reads of a model: its context window (no model is loaded)."""
+def agent_plan(config: RunConfig, model: Model) -> SegmentSettings:
+    """The plan the agent ``config`` names makes over ``model`` (what ``act`` segments with)."""
+    agent = build_agent(config.agent, model)
+    if not isinstance(agent, PageAgent):
+        raise ConfigError(f"agent {config.agent.agent!r} does not segment pages")
+    return agent.segment_plan
 
-    def __init__(self, context_window: int) -> None:
-        self.context_window = context_window
 
-
-def settings_from_args(args: argparse.Namespace) -> SegmentSettings:
+def settings_from_args(
+    args: argparse.Namespace, config: RunConfig, model: Model
+) -> SegmentSettings:
     """The plan ``act`` makes for the same options, with ``--max-fragment-tokens`` on top."""
-    config = config_from_args(args)
-    window = config.model.context_window or config.model.n_ctx
-    settings = segment_settings(config.agent, cast(Model, _Window(window)))
+    settings = agent_plan(config, model)
     try:
         values = settings.model_dump()
         if args.max_fragment_tokens is not None:
@@ -91,9 +98,11 @@ def format_table(page: SegmentedPage) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = settings_from_args(args)
+    config = config_from_args(args)
     raw = read_page(args.page)
     data: bytes | str = decode_html(raw, args.encoding) if args.encoding else raw
-    page = segment_html(data, settings)
+    with build_model(config.model) as model:
+        settings = settings_from_args(args, config, model)
+        page = segment_html(data, settings, model.count_tokens)
     print(page.model_dump_json(indent=1) if args.json else format_table(page))
     return 0
