@@ -78,6 +78,7 @@ def test_the_plan_reads_the_gist_cache_and_never_writes_it(
     assert cold.per_step[1]["gist"].cache_hits > 0
     assert cache.stats()["entries"] == 0  # nothing written
     model = scripted_model(like_the_plan, context_window=4096, name="m")
+    model.backend.count_tokens = counter.count_tokens  # type: ignore[method-assign]
     build_agent(settings, model, cache).step(observation)  # a real run fills the cache
     warm = plan_agent(settings, counter, [observation], cache)
     assert warm.per_step[0]["gist"].calls == 0 and warm.per_step[0]["gist"].cache_hits > 0
