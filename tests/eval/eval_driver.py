@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from eval_oracle import Oracle, oracle_model
 
-import webagent.build
+import webagent.model.factory
 from mind2web_eval.data import load_tasks
 from webagent.cli import main
 
@@ -26,7 +26,7 @@ def run(delay: float, argv: list[str]) -> int:
     def build_model(settings: Any, **_: Any) -> Any:
         return oracle_model(Oracle(tasks, delay_s=delay))
 
-    webagent.build.build_model = build_model  # type: ignore[assignment]  # what open_agent calls
+    webagent.model.factory.build_model = build_model  # type: ignore[assignment]
     return main(argv)
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import webagent.build
+import webagent.model.factory
 from webagent.cli import main
 from webagent.model.client import Model
 from webagent.model.settings import ModelSettings
 
-_real_build_model = webagent.build.build_model
+_real_build_model = webagent.model.factory.build_model
 
 
 def build_model(settings: ModelSettings, **_: Any) -> Model:
@@ -24,7 +24,7 @@ def build_model(settings: ModelSettings, **_: Any) -> Model:
 
 
 def run(argv: list[str]) -> int:
-    webagent.build.build_model = build_model  # type: ignore[assignment]  # what open_agent calls
+    webagent.model.factory.build_model = build_model  # type: ignore[assignment]
     return main(argv)
 
 

@@ -23,7 +23,6 @@ from eval_oracle import Oracle
 from fakes.openai_server import FakeOpenAIServer
 from http_eval_driver import build_model
 
-import webagent.build
 import webagent.model.factory
 from mind2web_eval.data import load_tasks
 from mind2web_eval.runner import AgentBugError, EvalSettings, EvalSubject, run_eval
@@ -73,7 +72,7 @@ def final_scores(out: Path) -> dict[str, Any]:
 @pytest.fixture
 def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     """One retry per call and no waiting, for `webagent eval` run in this process."""
-    monkeypatch.setattr(webagent.build, "build_model", build_model)  # what open_agent calls
+    monkeypatch.setattr(webagent.model.factory, "build_model", build_model)
 
 
 @pytest.fixture
