@@ -1,6 +1,6 @@
 """The import graph keeps the one-way flow of docs/ARCHITECTURE.md:
 
-    foundation (errors, contracts, tokens, atomic, samples)
+    foundation (errors, contracts, tokens, answers, atomic, samples)
       -> html | model (with prompts, provenance) -> gist -> memory / lookup / retrieval
       -> act -> agents (composition) -> config, build -> the public API (webagent/__init__)
       -> cli | mind2web_eval | live_runner
@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     "webagent.errors": 0,
     "webagent.contracts": 0,
     "webagent.tokens": 0,
+    "webagent.answers": 0,
     "webagent.prompts": 1,
     "webagent.provenance": 1,
     "webagent.atomic": 0,

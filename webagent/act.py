@@ -8,13 +8,13 @@ error before the step is recorded as an invalid prediction.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
+from webagent.answers import json_object
 from webagent.contracts import Action, Op
 from webagent.errors import OutputParseError
 from webagent.model.base import Message, Request
@@ -32,7 +32,6 @@ ACT_SCHEMA: dict[str, Any] = {
 }
 #: above this many shown ids the schema leaves element_id free (validation still checks it)
 MAX_ENUM_IDS = 500
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 _ID_PREFIX = re.compile(r"^(?:id\s*[=:]\s*)", re.I)
 
 
@@ -56,15 +55,7 @@ def act_schema(shown_ids: Sequence[str]) -> dict[str, Any]:
 
 def parse_action(text: str, shown_ids: Sequence[str]) -> Action:
     """Parse one act answer. Raises OutputParseError with a message the model can act on."""
-    match = _JSON_OBJECT.search(text)
-    if match is None:
-        raise OutputParseError("the answer holds no JSON object")
-    try:
-        data = json.loads(match.group(0), strict=False)
-    except json.JSONDecodeError as exc:
-        raise OutputParseError(f"the JSON is malformed ({exc.msg} at char {exc.pos})") from exc
-    if not isinstance(data, dict):
-        raise OutputParseError("the answer must be a JSON object")
+    data = json_object(text)
     element_id = _ID_PREFIX.sub("", str(data.get("element_id", "")).strip()).strip("\"' ")
     if not element_id:
         raise OutputParseError("element_id is missing or empty")

@@ -9,12 +9,12 @@ until the model says STOP or N are open.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from webagent.answers import find_json
 from webagent.contracts import LookupRound
 from webagent.html.fragment import Fragment
 from webagent.memory import fit_memory, gist_line
@@ -22,7 +22,6 @@ from webagent.model.base import Request
 from webagent.model.calls import CallLog
 from webagent.prompts import load_template
 
-_JSON_BLOCK = re.compile(r"\{.*\}|\[.*\]", re.DOTALL)
 _NAMED_NUMBER = re.compile(r"(?:part|page|fragment)s?\s*(?:#|no\.?|number)?\s*(\d+)", re.I)
 _ANY_NUMBER = re.compile(r"(?<![\w.])(-?\d+)(?![\w.])")
 _STOP = re.compile(r"\bstop\b", re.I)
@@ -46,13 +45,7 @@ SEQUENTIAL_SCHEMA: dict[str, Any] = {
 
 
 def _from_json(text: str) -> tuple[list[object], bool, str | None] | None:
-    match = _JSON_BLOCK.search(text)
-    if match is None:
-        return None
-    try:
-        data = json.loads(match.group(0), strict=False)
-    except json.JSONDecodeError:
-        return None
+    data = find_json(text, lists=True)
     if isinstance(data, list):
         return data, False, None
     if not isinstance(data, dict):

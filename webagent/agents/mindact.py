@@ -16,8 +16,6 @@ Mind2Web evaluation): multiple choice over candidate elements.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +25,7 @@ from lxml import etree
 from webagent.agents.context import format_previous, page_budget
 from webagent.agents.pipeline import Memory, StepContext
 from webagent.agents.ungisted import UngistedAgent
+from webagent.answers import json_object
 from webagent.contracts import Action, Observation, Op, StepTrace
 from webagent.errors import OutputParseError
 from webagent.html.fragment import Fragment
@@ -44,7 +43,6 @@ MAX_SIBLINGS = 3
 SHOWN_ATTRIBUTES = ("type", "name", "placeholder", "aria_label", "title", "alt", "value", "role")
 ID_ATTRIBUTE = "backend_node_id"
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 
 #: the scoring filter MindAct's pool implies, printed with a sweep's results
@@ -164,15 +162,7 @@ class Choice:
 
 def parse_choice(text: str, letters: str) -> Choice:
     """One round's answer; raises OutputParseError naming what is wrong."""
-    match = _JSON_OBJECT.search(text)
-    if match is None:
-        raise OutputParseError("the answer holds no JSON object")
-    try:
-        data = json.loads(match.group(0), strict=False)
-    except json.JSONDecodeError as exc:
-        raise OutputParseError(f"the JSON is malformed ({exc.msg})") from exc
-    if not isinstance(data, dict):
-        raise OutputParseError("the answer must be a JSON object")
+    data = json_object(text)
     letter = str(data.get("choice", "")).strip().strip(".").upper()[:1]
     if not letter or letter not in letters:
         raise OutputParseError(f"choice {data.get('choice')!r} is not one of {', '.join(letters)}")

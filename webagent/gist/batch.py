@@ -9,15 +9,14 @@ caller re-asks that fragment alone: a gist is never shifted onto its neighbour.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import Any
 
+from webagent.answers import find_json
 from webagent.html.fragment import Fragment
 
 _LINE = re.compile(r"^\s*(?:\[\s*(\d+)\s*\]|(?:part\s*)?(\d+)\s*[.:)\]-])\s*(.*)$", re.I)
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 _WORDLESS = re.compile(r"^[\W_]*$")
 _SPACE = re.compile(r"\s+")
 _PART = re.compile(
@@ -100,13 +99,7 @@ def _clean(text: object) -> str | None:
 
 
 def _from_json(text: str, count: int) -> dict[int, str | None] | None:
-    match = _JSON_OBJECT.search(text)
-    if match is None:
-        return None
-    try:
-        data = json.loads(match.group(0), strict=False)
-    except json.JSONDecodeError:
-        return None
+    data = find_json(text)
     if not isinstance(data, dict):
         return None
     found: dict[int, str | None] = {}
