@@ -23,7 +23,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchkit import DEFAULT_PAGES, EMBEDDED_CAVEAT, REPO, markdown_table, provenance, write_result
+from benchkit import (
+    DEFAULT_PAGES,
+    EMBEDDED_CAVEAT,
+    REPO,
+    markdown_table,
+    provenance,
+    write_result,
+    write_summary,
+)
 
 TASK = "Add this bed to the shopping cart"
 
@@ -134,7 +142,7 @@ def main() -> None:
         "runs": rows,
     }
     write_result(args.out, "act_wall", payload, text)
-    write_result(args.summary, "act_wall", payload, text + f"\n\nCommand: `{prov['command']}`")
+    write_summary("act_wall", payload, text, args.summary)
 
 
 if __name__ == "__main__":

@@ -170,6 +170,21 @@ def write_result(out: Path, name: str, payload: dict[str, Any], text: str) -> No
     print(f"\nwrote {out / (name + '.json')} and {out / (name + '.md')}")
 
 
+#: where the small summaries that docs/PERFORMANCE.md is built from are committed
+SUMMARIES = REPO / "bench" / "summaries"
+
+
+def write_summary(name: str, payload: dict[str, Any], text: str, folder: Path = SUMMARIES) -> None:
+    """``NAME.md`` and a small ``NAME.json`` (no per-step rows) under ``folder``, to commit:
+    what ``bench/performance_doc.py`` turns into docs/PERFORMANCE.md."""
+    folder.mkdir(parents=True, exist_ok=True)
+    small = {"schema_version": 1, "benchmark": name}
+    small |= {k: v for k, v in payload.items() if k != "steps"}
+    (folder / f"{name}.json").write_text(json.dumps(small, indent=2, default=str) + "\n")
+    command = small.get("provenance", {}).get("command", "")
+    (folder / f"{name}.md").write_text(f"{text}\n\nCommand: `python bench/{command}`\n")
+
+
 def mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else float("nan")
 

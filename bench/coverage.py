@@ -37,8 +37,9 @@ from benchkit import (
     resolve_tasks,
     sha12,
     write_result,
+    write_summary,
 )
-from reopen_room import build_intent_tasks, write_summary
+from reopen_room import build_intent_tasks
 from scripted_model import Script, query_of, scripted_model
 
 from webagent.agents.context import segment_settings

@@ -33,6 +33,7 @@ from benchkit import (
     resolve_tasks,
     sha12,
     write_result,
+    write_summary,
 )
 from scripted_model import POLICY, Script, scripted_model
 
@@ -222,7 +223,7 @@ def main() -> None:
     )
     payload = {"provenance": prov, "wall_s": time.perf_counter() - started, "summary": summary}
     write_result(args.out, "gist_cost", {**payload, "pages": page_data, "steps": step_data}, text)
-    write_result(args.summary, "gist_cost", payload, text + f"\n\nCommand: `{prov['command']}`")
+    write_summary("gist_cost", payload, text, args.summary)
 
 
 if __name__ == "__main__":

@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchkit import EMBEDDED_CAVEAT, REPO, markdown_table, provenance, write_result
+from benchkit import EMBEDDED_CAVEAT, REPO, markdown_table, provenance, write_result, write_summary
 
 from mind2web_eval.report.plan import plan_vs_spent
-from webagent.agents.settings import AGENT_NAMES
+from webagent.agents.registry import AGENT_NAMES
 
 SAMPLES = REPO / "mind2web_eval" / "samples" / "sample_tasks.json"
 
@@ -125,7 +125,7 @@ def write(
     prov = provenance(settings, {})
     payload = {"provenance": prov, "wall_s": time.perf_counter() - started, "agents": per_agent}
     write_result(args.out, "plan_accuracy", payload, text)
-    write_result(args.summary, "plan_accuracy", payload, text + f"\n\nCommand: `{prov['command']}`")
+    write_summary("plan_accuracy", payload, text, args.summary)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from benchkit import (
     markdown_table,
     provenance,
     write_result,
+    write_summary,
 )
 from pagetime import agent_plan
 
@@ -134,7 +135,7 @@ def main() -> None:
     prov = provenance({"baseline_rev": args.baseline_rev, "budget": BUDGET}, {})
     payload = {"provenance": prov, "wall_s": time.perf_counter() - started, "rows": rows}
     write_result(args.out, "prefix_share", payload, text)
-    write_result(args.summary, "prefix_share", payload, text + f"\n\nCommand: `{prov['command']}`")
+    write_summary("prefix_share", payload, text, args.summary)
 
 
 if __name__ == "__main__":

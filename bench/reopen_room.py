@@ -19,7 +19,6 @@ never an agent's own result):
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import subprocess
 import sys
@@ -44,6 +43,7 @@ from benchkit import (
     resolve_tasks,
     sha12,
     write_result,
+    write_summary,
 )
 from scripted_model import POLICY, Script, scripted_model
 
@@ -57,19 +57,6 @@ from webagent.tokens import estimate_tokens
 INTENT_TOOL = SHARED / "tools" / "build_intent_tasks.py"
 AGENTS = ("readagent-p", "readagent-s", "gist-only")
 Counter = Callable[[str], int]
-
-
-SUMMARIES = Path(__file__).resolve().parent / "summaries"
-
-
-def write_summary(name: str, payload: dict[str, Any], text: str) -> None:
-    """``bench/summaries/NAME.md`` and a small ``NAME.json`` (no per-step rows), committed."""
-    SUMMARIES.mkdir(exist_ok=True)
-    small = {k: v for k, v in payload.items() if k != "steps"}
-    small = {"schema_version": 1, "benchmark": name, **small}
-    (SUMMARIES / f"{name}.json").write_text(json.dumps(small, indent=2, default=str) + "\n")
-    command = small["provenance"]["command"]
-    (SUMMARIES / f"{name}.md").write_text(f"{text}\n\nProduced by `python bench/{command}`.\n")
 
 
 def build_intent_tasks(pages: Path) -> Path:
