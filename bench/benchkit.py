@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -183,6 +184,26 @@ def write_summary(name: str, payload: dict[str, Any], text: str, folder: Path = 
     (folder / f"{name}.json").write_text(json.dumps(small, indent=2, default=str) + "\n")
     command = small.get("provenance", {}).get("command", "")
     (folder / f"{name}.md").write_text(f"{text}\n\nCommand: `python bench/{command}`\n")
+
+
+def publish(
+    name: str,
+    out: Path,
+    *,
+    settings: dict[str, Any],
+    data: dict[str, str],
+    started: float,
+    text: str,
+    **parts: Any,
+) -> None:
+    """A benchmark's full result under ``out`` and its summary under bench/summaries/."""
+    payload = {
+        "provenance": provenance(settings, data),
+        "wall_s": time.perf_counter() - started,
+        **parts,
+    }
+    write_result(out, name, payload, text)
+    write_summary(name, payload, text)
 
 
 def mean(values: list[float]) -> float:

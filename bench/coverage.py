@@ -32,12 +32,10 @@ from benchkit import (
     markdown_table,
     mean,
     median,
-    provenance,
+    publish,
     real_counter,
     resolve_tasks,
     sha12,
-    write_result,
-    write_summary,
 )
 from reopen_room import build_intent_tasks
 from scripted_model import Script, query_of, scripted_model
@@ -246,14 +244,9 @@ def main() -> None:
         "quick": args.quick,
     }
     data = {name: sha12(path) for name, path in sets.items()} | {"pages": sha12(args.pages)}
-    payload = {
-        "provenance": provenance(settings_out, data),
-        "wall_s": time.perf_counter() - started,
-        "summary": summaries,
-        "steps": all_rows,
-    }
-    write_result(args.out, "coverage", payload, text)
-    write_summary("coverage", payload, text)
+    publish(
+        "coverage", args.out, settings_out, data, started, text, summary=summaries, steps=all_rows
+    )
 
 
 if __name__ == "__main__":

@@ -38,12 +38,10 @@ from benchkit import (
     markdown_table,
     mean,
     median,
-    provenance,
+    publish,
     real_counter,
     resolve_tasks,
     sha12,
-    write_result,
-    write_summary,
 )
 from scripted_model import POLICY, Script, scripted_model
 
@@ -254,14 +252,16 @@ def main() -> None:
         "quick": args.quick,
     }
     data = {name: sha12(path) for name, path in sets.items()} | {"pages": sha12(args.pages)}
-    payload = {
-        "provenance": provenance(settings, data),
-        "wall_s": time.perf_counter() - started,
-        "summary": summary,
-        "steps": rows,
-    }
-    write_result(args.out, "reopen_room", payload, text)
-    write_summary("reopen_room", payload, text)
+    publish(
+        "reopen_room",
+        args.out,
+        settings=settings,
+        data=data,
+        started=started,
+        text=text,
+        summary=summary,
+        steps=rows,
+    )
 
 
 if __name__ == "__main__":
