@@ -171,10 +171,13 @@ def test_a_killed_run_leaves_a_readable_trace(pages: PageServer, tmp_path: Path)
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 60
+        # kill once two steps are written and the viewer (rewritten after each step, just
+        # after its line) shows the second; the run itself goes on until it is killed
+        deadline = time.monotonic() + 120
         while time.monotonic() < deadline and process.poll() is None:
             lines = (out / "steps.jsonl").read_text() if (out / "steps.jsonl").exists() else ""
-            if lines.count("\n") >= 2:
+            report = (out / "report.html").read_text() if (out / "report.html").exists() else ""
+            if lines.count("\n") >= 2 and "Step 2" in report:
                 break
             time.sleep(0.1)
         assert process.poll() is None, process.stderr.read() if process.stderr else ""
