@@ -6,25 +6,20 @@ from __future__ import annotations
 import importlib.util
 import ipaddress
 import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from llama_servers import start_server, stop
 
 from webagent.errors import ConfigError
 from webagent.model import Model, ModelSettings, RetryPolicy, ScriptedBackend
 from webagent.model.scripted import Script
-from webagent.model.settings import DEFAULT_LOCAL_MODEL, default_model_path
+from webagent.model.settings import default_model_path
 
 TEST_N_CTX = 4096
 TEST_THREADS = 2
-SERVER_READY_S = 90.0
 
 # --- no network off this machine -------------------------------------------------------
 _blocked: list[str] = []
@@ -103,51 +98,16 @@ def local_model(local_settings: ModelSettings) -> Iterator[Model]:
 
 
 # --- a real llama.cpp OpenAI-compatible server ---------------------------------------------
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_ready(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
-    deadline = time.monotonic() + SERVER_READY_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(
-                f"llama.cpp server exited ({process.returncode}): {log.read_text()[-2000:]}"
-            )
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            time.sleep(0.2)
-    pytest.fail(f"llama.cpp server not ready after {SERVER_READY_S} s: {log.read_text()[-2000:]}")
-
-
 @pytest.fixture(scope="session")
 def llama_server(local_model_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Base URL (``http://127.0.0.1:PORT/v1``) of llama-cpp-python's server over SmolLM2,
     serving the model under the name ``DEFAULT_LOCAL_MODEL``."""
-    port = _free_port()
     log = tmp_path_factory.mktemp("llama_server") / "server.log"
-    command = [
-        sys.executable, "-m", "llama_cpp.server",
-        "--model", str(local_model_path), "--model_alias", DEFAULT_LOCAL_MODEL,
-        "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", str(TEST_N_CTX), "--n_threads", str(TEST_THREADS),
-    ]  # fmt: skip
-    with log.open("wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+    process, url = start_server(local_model_path, log, n_ctx=TEST_N_CTX, n_threads=TEST_THREADS)
     try:
-        _wait_ready(process, f"http://127.0.0.1:{port}/v1/models", log)
-        yield f"http://127.0.0.1:{port}/v1"
+        yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 # --- a scripted model for logic tests ------------------------------------------------------

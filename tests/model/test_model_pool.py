@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from llama_servers import start_server, stop
 
 from webagent.cli import build_parser
 from webagent.cli.options import flag_values
@@ -144,51 +144,17 @@ def test_repeated_base_url_is_a_list_of_replicas() -> None:
 
 
 # --- two real llama.cpp servers ------------------------------------------------------------
-def _free_port() -> int:
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _start_server(model_path: Path, log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    import urllib.request
-
-    port = _free_port()
-    command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(model_path),
-        "--model_alias", DEFAULT_LOCAL_MODEL, "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "2048", "--n_threads", "1",
-    ]  # fmt: skip
-    with log.open("wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        assert process.poll() is None, log.read_text()[-2000:]
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2):
-                return process, f"http://127.0.0.1:{port}/v1"
-        except OSError:
-            time.sleep(0.2)
-    process.kill()
-    pytest.fail(f"llama.cpp server not ready in 90 s: {log.read_text()[-2000:]}")
-
-
 @pytest.fixture
 def two_servers(
     local_model_path: Path, tmp_path: Path
 ) -> Iterator[list[tuple[subprocess.Popen[bytes], str]]]:
-    servers = [_start_server(local_model_path, tmp_path / f"server{i}.log") for i in range(2)]
+    servers = [
+        start_server(local_model_path, tmp_path / f"server{i}.log", n_ctx=2048, n_threads=1)
+        for i in range(2)
+    ]
     yield servers
     for process, _url in servers:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop(process)
 
 
 @pytest.mark.server
