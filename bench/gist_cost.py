@@ -63,7 +63,7 @@ def page_rows(pages: list[Path], script: Script) -> list[dict[str, Any]]:
         for label, batch in MODES.items():
             model, backend = scripted_model(script)
             agent_settings = settings("gist-only", batch)
-            page = segment_html(html, segment_settings(agent_settings, model))
+            page = segment_html(html, segment_settings(agent_settings, model), model.count_tokens)
             script.begin(step, page)
             gister = build_gister(
                 "model",
@@ -102,7 +102,9 @@ def step_rows(steps: list[Step], script: Script) -> list[dict[str, Any]]:
         for label, (agent, batch) in runs.items():
             model, backend = scripted_model(script)
             agent_settings = settings(agent, batch)
-            page = segment_html(step.html, segment_settings(agent_settings, model))
+            page = segment_html(
+                step.html, segment_settings(agent_settings, model), model.count_tokens
+            )
             script.begin(step, page)
             trace = build_agent(agent_settings, model, None).step(
                 Observation(task=step.task, previous_actions=step.previous, html=step.html)

@@ -75,9 +75,8 @@ def prompt_tokens(html: bytes, counter: Any) -> dict[str, Any]:
     settings = AgentSettings(agent="readagent-p", context_budget=BUDGET)
     agent = build_agent(settings, model)
     text = html.decode("utf-8")
-    plan = agent_plan()
     step = Step("scale", 0, 1, "scale", TASK, [], text, (), "CLICK", "")
-    script.begin(step, segment_html(text, plan))
+    script.begin(step, segment_html(text, agent.segment_plan, model.count_tokens))
     trace = agent.step(Observation(task=TASK, html=text))
     lookup = [c.input_tokens for c in trace.calls if c.phase == "lookup"]
     return {

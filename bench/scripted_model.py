@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from benchkit import BUDGET, Step
 
-from webagent.gist.batch import split_parts
+from webagent.gist.batch import fragment_view, split_parts
 from webagent.gist.extractive import extractive_gist
 from webagent.html.fragment import Fragment, SegmentedPage
 from webagent.memory import shown_ids
@@ -62,12 +62,13 @@ class Script:
     step: Step | None = None
     ranked: list[int] = field(default_factory=list)
     gold_fragments: set[int] = field(default_factory=set)
-    by_html: dict[str, Fragment] = field(default_factory=dict)
+    by_view: dict[str, Fragment] = field(default_factory=dict)
     s_round: int = 0
 
     def begin(self, step: Step, page: SegmentedPage, stop_at_gold: bool = True) -> None:
         self.step, self.page, self.stop_at_gold, self.s_round = step, page, stop_at_gold, 0
-        self.by_html = {f.html: f for f in page.fragments}
+        views = ("reading", "html")  # the gist prompt shows either (AgentSettings.gist_view)
+        self.by_view = {fragment_view(f, v): f for f in page.fragments for v in views}
         self.ranked = BM25Retriever().rank(query_of(step), page.fragments)
         found = (page.fragment_of(i) for i in step.gold_ids)
         self.gold_fragments = {i for i in found if i is not None}
@@ -90,8 +91,8 @@ class Script:
         match = _PART.search(text)
         return self._one_gist(match.group(1) if match else None)
 
-    def _one_gist(self, html: str | None) -> str:
-        fragment = self.by_html.get(html) if html is not None else None
+    def _one_gist(self, shown: str | None) -> str:
+        fragment = self.by_view.get(shown) if shown is not None else None
         if fragment is None:
             return "(part of the page)"
         return truncate_to_tokens(extractive_gist(fragment, 30), 64, self.counter)

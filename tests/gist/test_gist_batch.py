@@ -19,6 +19,7 @@ from webagent.gist.batch import (
 from webagent.gist.cache import GistCache
 from webagent.gist.gister import ModelGister, build_gister
 from webagent.html.fragment import Fragment
+from webagent.html.reading import reading_view
 from webagent.model.base import Request
 from webagent.model.calls import CallLog
 from webagent.model.client import Model
@@ -41,8 +42,8 @@ FRAGMENTS = [fragment(i, f"item {i} " + "word " * (i % 4)) for i in range(7)]
 
 
 def gist_of(html: str) -> str:
-    """The scripted gist of one fragment: names the fragment's own link id."""
-    return "gist of " + re.findall(r"<a id=(\w+)>", html)[0]
+    """The scripted gist of one fragment: names the fragment's own link id (reading view)."""
+    return "gist of " + re.findall(r"\[(\w+)\]", html)[0]
 
 
 def answering(
@@ -136,7 +137,7 @@ def test_a_missing_or_garbled_gist_is_re_asked_alone(scripted_model: Callable[..
     requests = model.backend.requests  # type: ignore[attr-defined]
     assert len(requests) == 3
     re_asked = [r.messages[-1].content for r in requests[1:]]
-    assert "<a id=a1>" in re_asked[0] and "<a id=a4>" in re_asked[1]  # parts 2 and 5, alone
+    assert "[a1]" in re_asked[0] and "[a4]" in re_asked[1]  # parts 2 and 5, alone
     assert all("<part n=" not in text for text in re_asked)
     assert log.usage()["gist"].calls == 3
 
@@ -192,4 +193,20 @@ def test_parts_name_their_path_once_per_run_and_split_back() -> None:
     same_path = [fragment(i, f"x{i}").model_copy(update={"path": "body > nav"}) for i in range(3)]
     text = render_parts([*same_path, FRAGMENTS[3]])
     assert text.count('path="body > nav"') == 1 and text.count('path="body > div#3"') == 1
-    assert split_parts("prompt\n" + text) == [f.html for f in [*same_path, FRAGMENTS[3]]]
+    assert split_parts("prompt\n" + text) == [reading_view(f) for f in [*same_path, FRAGMENTS[3]]]
+    html = render_parts(FRAGMENTS[:2], view="html")
+    assert split_parts("prompt\n" + html) == [f.html for f in FRAGMENTS[:2]]
+
+
+def test_the_view_is_part_of_the_prompt_and_of_the_cache_key(
+    scripted_model: Callable[..., Model],
+) -> None:
+    model = scripted_model(lambda r: "gist", context_window=8192)
+    reading, html = ModelGister(30, 64, view="reading"), ModelGister(30, 64, view="html")
+    assert reading.version_tag != html.version_tag
+    prompt = html.single_request(FRAGMENTS[0]).messages[-1].content
+    assert FRAGMENTS[0].html in prompt and "element ids shown as id=" in prompt
+    prompt = reading.single_request(FRAGMENTS[0]).messages[-1].content
+    assert FRAGMENTS[0].html not in prompt and "[a0] item 0" in prompt
+    assert "marked [ID kind attributes]" in prompt
+    html.gist_all(FRAGMENTS[:1], CallLog(model), None)  # renders without a missing variable

@@ -31,7 +31,8 @@ from webagent.model.base import Backend, Completion, Message, Request
 from webagent.model.client import Model
 from webagent.tokens import truncate_to_tokens
 
-_ID = re.compile(r"\bid=\"?([^\s>\"',);]+)")
+_ID = re.compile(r"\bid=\"?([^\s>\"',);\]]+)")
+_MARKED = re.compile(r"\[([^\s\]]+)[\s\]]")
 _OPENED = re.compile(r"Parts opened so far: ([^.\n]*)\.")
 _FILLER = "word " * 600
 
@@ -61,8 +62,8 @@ class PlanBackend(Backend):
             output_tokens=self.count_tokens(text),
         )
 
-    def _gist(self, html: str) -> str:
-        found = _ID.search(html)
+    def _gist(self, part: str) -> str:
+        found = _ID.search(part) or _MARKED.search(part)
         named = f"(id={found.group(1)}) " if found else ""
         return truncate_to_tokens(
             named + _FILLER, self._settings.gist_max_tokens, self.count_tokens

@@ -42,6 +42,7 @@ class GistOnlyAgent(PageAgent):
             cap,
             settings.gist_batch,
             context_budget(settings, self.model),
+            view=settings.gist_view,
         )
         gists = gister.gist_all(ctx.page.fragments, ctx.log, self.gist_cache)
         ctx.trace.timings["gist_s"] = time.perf_counter() - t0

@@ -32,6 +32,11 @@ class AgentSettings(BaseModel):
         description="fragments gisted per model call at most, as many as fit the context "
         "budget (1 = one call per fragment)",
     )
+    gist_view: Literal["reading", "html"] = Field(
+        default="reading",
+        description="what the model gister reads of a fragment: its text with controls marked "
+        "by id (reading) or its compact HTML",
+    )
     extractive_max_tokens: int = Field(
         default=256,
         ge=8,

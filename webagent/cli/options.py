@@ -31,6 +31,7 @@ FLAGS: dict[str, str] = {
     "gist_words": "agent.gist_words",
     "gist_max_tokens": "agent.gist_max_tokens",
     "gist_batch": "agent.gist_batch",
+    "gist_view": "agent.gist_view",
     "retriever": "agent.retriever",
     "lookup_assist": "agent.lookup_assist",
     "top_k": "agent.top_k",
@@ -120,6 +121,12 @@ def add_agent_arguments(parser: argparse.ArgumentParser, default_agent: str | No
         type=int,
         help="fragments gisted per model call at most, as many as fit the budget "
         f"{_default('gist_batch')}; 1 = one call per fragment, for comparison",
+    )
+    group.add_argument(
+        "--gist-view",
+        choices=["reading", "html"],
+        help="what the model gister reads of a fragment: its text with controls marked by id "
+        f"(reading) or its compact HTML {_default('gist_view')}",
     )
     group.add_argument(
         "--retriever",

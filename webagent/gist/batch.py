@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from webagent.answers import find_json
 from webagent.html.fragment import Fragment
+from webagent.html.reading import reading_view
 
 _LINE = re.compile(r"^\s*(?:\[\s*(\d+)\s*\]|(?:part\s*)?(\d+)\s*[.:)\]-])\s*(.*)$", re.I)
 _WORDLESS = re.compile(r"^[\W_]*$")
@@ -26,24 +27,41 @@ _PART = re.compile(
 #: tokens per answer for its number, quotes and separators in the JSON object
 ANSWER_FRAME_TOKENS = 6
 
+#: what the gister reads of a fragment: its reading view (:mod:`webagent.html.reading`) or
+#: its compact HTML
+GistView = Literal["reading", "html"]
+#: how the gist prompts describe each view to the model
+VIEW_NOTES: dict[GistView, str] = {
+    "reading": "its text, each link, button and form control marked [ID kind attributes] "
+    "where it starts",
+    "html": "HTML, element ids shown as id=...",
+}
 
-def render_part(number: int, fragment: Fragment, show_path: bool = True) -> str:
+
+def fragment_view(fragment: Fragment, view: GistView) -> str:
+    """What the gist prompt shows of ``fragment``."""
+    return reading_view(fragment) if view == "reading" else fragment.html
+
+
+def render_part(
+    number: int, fragment: Fragment, show_path: bool = True, view: GistView = "reading"
+) -> str:
     """One fragment as the batch prompt shows it (``number`` is 1-based within the batch);
     the path is left out where it is the same as the part before it."""
     path = (fragment.path or "(page root)").replace('"', "'")
     head = f'<part n="{number}" path="{path}">' if show_path else f'<part n="{number}">'
-    return f"{head}\n{fragment.html}\n</part>"
+    return f"{head}\n{fragment_view(fragment, view)}\n</part>"
 
 
-def render_parts(fragments: Sequence[Fragment]) -> str:
+def render_parts(fragments: Sequence[Fragment], view: GistView = "reading") -> str:
     return "\n".join(
-        render_part(n, f, show_path=n == 1 or f.path != fragments[n - 2].path)
+        render_part(n, f, show_path=n == 1 or f.path != fragments[n - 2].path, view=view)
         for n, f in enumerate(fragments, start=1)
     )
 
 
 def split_parts(prompt: str) -> list[str]:
-    """The fragments' HTML a batch prompt shows, in order (the inverse of :func:`render_parts`)."""
+    """What a batch prompt shows of each fragment, in order (inverse of :func:`render_parts`)."""
     return [m.group(2) for m in _PART.finditer(prompt)]
 
 

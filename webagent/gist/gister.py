@@ -13,8 +13,11 @@ import re
 from webagent.errors import ModelError
 from webagent.gist.base import Gister
 from webagent.gist.batch import (
+    VIEW_NOTES,
+    GistView,
     answer_room,
     batch_schema,
+    fragment_view,
     pack_batches,
     parse_batch_answer,
     render_part,
@@ -35,21 +38,29 @@ BATCH_MARGIN_TOKENS = 32
 class ModelGister(Gister):
     """The model writes the gists: ``batch`` fragments per call at most (``gist_batch``
     template), as many as fit ``budget_tokens``; ``batch=1`` is one call per fragment
-    (``gist`` template). A gist a batch answer leaves out or garbles is re-asked alone."""
+    (``gist`` template). A gist a batch answer leaves out or garbles is re-asked alone.
+    ``view`` is what the model reads of each fragment (``GistView``)."""
 
     name = "model"
 
     def __init__(
-        self, words: int, max_tokens: int, batch: int = 1, budget_tokens: int | None = None
+        self,
+        words: int,
+        max_tokens: int,
+        batch: int = 1,
+        budget_tokens: int | None = None,
+        view: GistView = "reading",
     ) -> None:
         super().__init__(words, max_tokens)
         self.batch = max(1, batch)
         self.budget_tokens = budget_tokens
+        self.view: GistView = view
 
     @property
     def version_tag(self) -> str:
-        # both templates define what a gist is; the batch size does not (same key either way)
-        return load_template("gist").version_tag + "+" + load_template("gist_batch").version_tag
+        # both templates and the view define what a gist is; the batch size does not
+        single, batch = load_template("gist"), load_template("gist_batch")
+        return f"{single.version_tag}+{batch.version_tag}/{self.view}"
 
     def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
         if not fragments:
@@ -96,10 +107,15 @@ class ModelGister(Gister):
         if self.batch == 1 or len(fragments) == 1:
             return [[i] for i in range(len(fragments))]
         template = load_template("gist_batch")
-        empty = template.render(word_budget=self.words, count=len(fragments), parts="")
+        empty = template.render(
+            view_note=VIEW_NOTES[self.view], word_budget=self.words, count=len(fragments), parts=""
+        )
         # the margin covers the chat template's own tokens the counter does not see
         overhead = model.count_message_tokens(empty) + BATCH_MARGIN_TOKENS
-        costs = [model.count_tokens(render_part(n, f)) + 1 for n, f in enumerate(fragments, 1)]
+        costs = [
+            model.count_tokens(render_part(n, f, view=self.view)) + 1
+            for n, f in enumerate(fragments, 1)
+        ]
         budget = min(self.budget_tokens or model.context_window, model.context_window)
         return pack_batches(costs, overhead, self.max_tokens, budget, self.batch)
 
@@ -107,7 +123,10 @@ class ModelGister(Gister):
         template = load_template("gist")
         return Request(
             messages=template.render(
-                word_budget=self.words, path=fragment.path or "(page root)", fragment=fragment.html
+                view_note=VIEW_NOTES[self.view],
+                word_budget=self.words,
+                path=fragment.path or "(page root)",
+                fragment=fragment_view(fragment, self.view),
             ),
             max_tokens=self.max_tokens,
             phase="gist",
@@ -118,7 +137,10 @@ class ModelGister(Gister):
         template = load_template("gist_batch")
         return Request(
             messages=template.render(
-                word_budget=self.words, count=len(fragments), parts=render_parts(fragments)
+                view_note=VIEW_NOTES[self.view],
+                word_budget=self.words,
+                count=len(fragments),
+                parts=render_parts(fragments, self.view),
             ),
             max_tokens=answer_room(len(fragments), self.max_tokens),
             json_schema=batch_schema(len(fragments), max_chars=4 * self.max_tokens),
@@ -129,10 +151,17 @@ class ModelGister(Gister):
 
 
 def build_gister(
-    kind: str, words: int, max_tokens: int, batch: int = 1, budget_tokens: int | None = None
+    kind: str,
+    words: int,
+    max_tokens: int,
+    batch: int = 1,
+    budget_tokens: int | None = None,
+    *,
+    view: GistView = "reading",
 ) -> Gister:
     """The ``"model"`` or ``"extractive"`` gister, writing gists of ``words`` words; the model
-    gister puts up to ``batch`` fragments in one call, within ``budget_tokens``."""
+    gister puts up to ``batch`` fragments in one call, within ``budget_tokens``, and reads
+    each fragment's ``view``."""
     if kind == "model":
-        return ModelGister(words, max_tokens, batch, budget_tokens)
+        return ModelGister(words, max_tokens, batch, budget_tokens, view)
     return ExtractiveGister(words, max_tokens)
