@@ -57,7 +57,7 @@ EVAL_FLAGS = (
 )
 
 
-def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
+def add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("scoring protocol (printed with every result)")
     group.add_argument(
         "--missing-gold",
@@ -85,7 +85,7 @@ def eval_values(args: argparse.Namespace) -> Values:
     return {"eval": section}
 
 
-def _scoring_settings(section: EvalSection) -> ScoringSettings:
+def scoring_settings(section: EvalSection) -> ScoringSettings:
     from mind2web_eval.scoring import ScoringSettings
 
     return ScoringSettings(
@@ -106,7 +106,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     score.add_argument("--data", required=True, help="Mind2Web data: folder, JSON(L), parquet")
     score.add_argument("--predictions", required=True, type=Path, help="predictions JSONL")
     score.add_argument("--json", action="store_true", help="print the full report as JSON")
-    _add_scoring_arguments(score)
+    add_scoring_arguments(score)
     score.set_defaults(func=run_score)
 
     ev = subparsers.add_parser(
@@ -140,7 +140,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "instead of stopping with its traceback",
     )
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
-    _add_scoring_arguments(ev)
+    add_scoring_arguments(ev)
     add_run_arguments(ev)
     add_plan_arguments(ev)
     ev.set_defaults(func=run_eval_command)
@@ -164,7 +164,7 @@ def run_score(args: argparse.Namespace) -> int:
     from mind2web_eval.report.terminal import format_score_report
     from mind2web_eval.scoring import gold_steps, score_all
 
-    settings = _scoring_settings(EvalSection(**eval_values(args)["eval"]))
+    settings = scoring_settings(EvalSection(**eval_values(args)["eval"]))
     predictions, issues = load_predictions(args.predictions)
     summary = DatasetSummary(source=str(args.data))
     gold = (g for task in iter_tasks(args.data, summary) for g in gold_steps(task))
@@ -209,7 +209,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
         max_errors=section.max_errors,
         max_consecutive_failures=section.max_consecutive_failures or None,
         record_agent_errors=section.record_agent_errors,
-        scoring=_scoring_settings(section),
+        scoring=scoring_settings(section),
         report_steps=section.report_steps,
         progress=section.progress,
     )

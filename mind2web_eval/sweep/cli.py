@@ -2,8 +2,8 @@
 then a table, a plot of accuracy against tokens per step, an HTML summary and JSON.
 ``webagent sweep --rescore DIR`` re-scores the stored results and redoes them, with no model.
 
-Exit codes: 0 every cell complete, 3 some cell not complete (the same command resumes it),
-130 interrupted."""
+Exit codes, as ``webagent eval``'s: 0 every cell complete, 4 some cell not complete (the same
+command resumes it), 130 interrupted."""
 
 from __future__ import annotations
 
@@ -11,16 +11,18 @@ import argparse
 import sys
 from pathlib import Path
 
+from mind2web_eval.cli import (
+    EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
+    add_scoring_arguments,
+    eval_values,
+    scoring_settings,
+)
 from webagent.cli.options import add_agent_arguments, add_config_arguments, add_model_arguments
 from webagent.errors import ConfigError
 
-EXIT_INCOMPLETE = 3
-EXIT_INTERRUPTED = 130
-
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from mind2web_eval.cli import _add_scoring_arguments
-
     sweep = subparsers.add_parser(
         "sweep",
         help="run agents × budgets over Mind2Web data: table, cost–accuracy plot, HTML, JSON",
@@ -54,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sweep.add_argument("--price-in", type=float, help="USD per 1M input tokens (cost column)")
     sweep.add_argument("--price-out", type=float, help="USD per 1M output tokens")
     sweep.add_argument("--no-progress", action="store_true", help="no progress bars")
-    _add_scoring_arguments(sweep)
+    add_scoring_arguments(sweep)
     add_config_arguments(sweep)
     add_agent_arguments(sweep)
     add_model_arguments(sweep)
@@ -62,7 +64,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_sweep_command(args: argparse.Namespace) -> int:
-    from mind2web_eval.cli import _scoring_settings, eval_values
     from mind2web_eval.subject import open_subject
     from mind2web_eval.sweep.run import rescore_sweep, run_sweep, sweep_base_config
     from mind2web_eval.sweep.spec import build_spec, parse_budgets, parse_list
@@ -75,7 +76,7 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         scoring_flags = ("missing_gold", "score_top_k", "bootstrap", "seed")
         given = any(getattr(args, f) is not None for f in scoring_flags)
         section = EvalSection(**eval_values(args)["eval"])
-        scoring = _scoring_settings(section) if given else None
+        scoring = scoring_settings(section) if given else None
         files = rescore_sweep(args.rescore, scoring)
         print(files.table.read_text(encoding="utf-8"))
         print(f"rescored: {files.table}, {files.png}, {files.html}, {files.json_path}")
@@ -106,7 +107,7 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         quality=args.quality,
         price_in=args.price_in,
         price_out=args.price_out,
-        scoring=_scoring_settings(section).model_dump(mode="json"),
+        scoring=scoring_settings(section).model_dump(mode="json"),
         config=base.manifest(),
     )
     outcome = run_sweep(spec, base, out, open_subject, progress=section.progress, argv=sys.argv[1:])
