@@ -212,6 +212,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
         scoring=scoring_settings(section),
         report_steps=section.report_steps,
         progress=section.progress,
+        config=config.manifest(),
     )
     with open_agent(config) as opened:
         to_plan = RunToPlan(

@@ -63,6 +63,11 @@ class RunManifest(BaseModel):
     data: dict[str, Any] = Field(default_factory=dict, description="hash, counts, notes")
     protocol: dict[str, Any] = Field(default_factory=dict)
     gist_cache: dict[str, Any] = Field(default_factory=dict)
+    config: dict[str, Any] | None = Field(
+        default=None,
+        description="the whole run configuration (RunConfig.manifest(), no secrets): what "
+        "`--config manifest.json` repeats",
+    )
     sessions: list[Session] = Field(default_factory=list)
 
     def identity(self) -> dict[str, Any]:

@@ -80,6 +80,9 @@ class EvalSettings(BaseModel):
     scoring: ScoringSettings = Field(default_factory=ScoringSettings)
     report_steps: int = Field(default=300, ge=0, description="steps shown in full in the report")
     progress: bool = True
+    config: dict[str, Any] | None = Field(
+        default=None, description="the run configuration to record in the manifest (no secrets)"
+    )
 
 
 @dataclass
@@ -149,6 +152,7 @@ def _manifest(settings: EvalSettings, subject: EvalSubject) -> RunManifest:
         prompts=all_template_versions(),
         git_revision=git_revision(),
         data_source=settings.data,
+        config=settings.config,
         protocol={
             **PROTOCOL,
             "scoring": settings.scoring.model_dump(),

@@ -223,6 +223,7 @@ def test_eval_config_manifest_with_replay_reproduces_predictions(
     argv = ["eval", "--data", str(data), "--out", str(first), "--agent", "raw-html"]
     budget = ["--context-budget", "512", "--n-ctx", "1024", "--bootstrap", "10"]
     flags = ["--model-path", str(local_model_path), "--no-gist-cache", "--no-progress"]
+    flags += ["--report-steps", "3"]
     assert main([*argv, *budget, *flags, "--record", str(cassette)]) == 0
     assert cassette.is_file()
     assert (
@@ -251,6 +252,9 @@ def test_eval_config_manifest_with_replay_reproduces_predictions(
     assert after["agent"] == before["agent"] and after["data_source"] == before["data_source"]
     assert after["protocol"]["scoring"] == before["protocol"]["scoring"]
     assert after["model"]["backend"] == "replay" and after["model"]["record_to"] is None
+    # the whole configuration is recorded and repeated, report and progress settings too
+    assert before["config"]["eval"]["report_steps"] == after["config"]["eval"]["report_steps"] == 3
+    assert "api_key" not in before["config"]["model"]
 
 
 @pytest.mark.llama
