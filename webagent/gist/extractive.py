@@ -1,16 +1,20 @@
 """Extractive gists: no model; what a fragment says and the controls a task may need, by id.
 
 A gist is built in order of what a task is likely to need, so that cutting it to a token
-budget (here or when the memory shares its room out, :func:`webagent.memory.shorten_gist`)
+budget (here or when the memory shares its room out, :func:`webagent.memory.fit_memory`)
 drops the least useful part first:
 
 1. headings and the first words of the visible text (what the part is about);
 2. form controls with the words a person would use for them (label, placeholder,
    aria-label, name, option names), then buttons, then selects;
 3. each run of navigation links collapsed into its heading and a count;
-4. the links themselves with their text, outside link runs first.
+4. the links themselves with their text, outside link runs first;
+5. controls without any words (nothing tells what they do), by kind and id.
 
-Items are separated by ``"; "`` so a cut falls between two of them.
+Items are separated by ``"; "`` so a cut falls between two of them. A gist over its budget
+(:func:`cut_gist`) loses prose words before ids: the lead text, link-run headings and control
+labels are cut to as few words as it takes (down to ``MIN_LABEL_WORDS``), and only then are
+items dropped from the end, so a tight budget still names as many controls as it can hold.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ _SPACE = re.compile(r"\s+")
 _RAW_TEXT = re.compile(r"<(/?)(iframe|noscript|title|xmp|noembed|noframes)\b", re.I)
 _TEXTAREA = re.compile(r"<textarea\b", re.I)
 _FORM = {"input", "textarea", "select"}
+_BOXES = {"checkbox", "radio"}
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6", "legend", "caption", "label", "summary"}
 _LIST = {"ul", "ol", "nav", "menu", "dl", "table", "tbody"}
 _LABEL_ATTRS = ("aria-label", "placeholder", "title", "alt", "value", "name")
@@ -40,6 +45,12 @@ _LABEL_ATTRS = ("aria-label", "placeholder", "title", "alt", "value", "name")
 LINK_RUN = 4
 SEPARATOR = "; "
 ELLIPSIS = " …"
+#: a gist over its budget keeps at least this many words of each label before losing items
+MIN_LABEL_WORDS = 2
+#: one rendered control (``kind "label" id=N``) and one link-run summary, as :func:`cut_gist`
+#: reads them back to shorten their labels
+_CONTROL_ITEM = re.compile(r'^(?P<head>(?:[\w:-]+ )?")(?P<label>.*)(?P<tail>" id=[^\s;]+)$')
+_RUN_ITEM = re.compile(r'^(?P<head>\d+ links under ")(?P<label>.*)(?P<tail>")$')
 
 
 def _words(text: str | None, n: int) -> str:
@@ -60,15 +71,20 @@ def _text(el: etree._Element) -> str:
     return _SPACE.sub(" ", "".join(str(t) for t in el.itertext())).strip()
 
 
+def _is_box(el: etree._Element | None) -> bool:
+    return el is not None and el.tag == "input" and el.get("type") in _BOXES
+
+
 def _nearby_label(el: etree._Element) -> str:
-    """The <label> next to a form control: after it (unless that label leads the next
-    control), else before it, else around it."""
+    """The <label> next to a form control (compact HTML keeps no ``for``): a label between two
+    controls names the checkbox or radio before it (their label follows them), else the
+    control after it; otherwise the label before the control, else around it."""
     following, preceding = el.getnext(), el.getprevious()
     if following is not None and following.tag == "label":
         after = following.getnext()
-        if after is None or after.tag not in _FORM:
+        if _is_box(el) or after is None or after.tag not in _FORM:
             return _text(following)
-    if preceding is not None and preceding.tag == "label":
+    if preceding is not None and preceding.tag == "label" and not _is_box(preceding.getprevious()):
         return _text(preceding)
     parent = el.getparent()
     if parent is not None and parent.tag == "label":
@@ -177,6 +193,11 @@ def _items(fragment: Fragment, words: int) -> list[str]:
     long_runs = {k for k, v in runs.items() if len(v) >= LINK_RUN}
     lead = " / ".join(dict.fromkeys(_words(h, 6) for h in headings[:2]))
     items = [lead or _words(fragment.text, max(words // 3, 3))] if lead or fragment.text else []
+    unnamed = [c for c in forms + buttons + selects + [c for _, c in links] if not c.label]
+    forms, buttons, selects = (
+        [c for c in group if c.label] for group in (forms, buttons, selects)
+    )
+    links = [(container, c) for container, c in links if c.label]
     items += [c.render() for c in forms + buttons] + [c.render(14) for c in selects]
     for key in long_runs:
         heading = _words(_run_heading(containers[key]), 5)
@@ -186,11 +207,39 @@ def _items(fragment: Fragment, words: int) -> list[str]:
     in_runs = {id(c) for k in long_runs for c in runs[k]}
     items += [c.render(4) for _, c in links if id(c) not in in_runs]
     items += [c.render(4) for _, c in links if id(c) in in_runs]
-    return items
+    return items + [c.render() for c in unnamed]
 
 
 def cut_gist(gist: str, max_tokens: int, count_tokens: TokenCounter) -> str:
-    """``gist`` within ``max_tokens``, cut between two items (else words), marked with ``…``."""
+    """``gist`` within ``max_tokens``: prose words go before ids, then items, marked with ``…``.
+
+    In a gist that names controls (``kind "label" id=N`` items, as :func:`extractive_gist`
+    renders them), the lead text, run headings and labels are first cut to the most words
+    each (the same for all, at least ``MIN_LABEL_WORDS``) at which every item still fits.
+    What is still too long is cut between two items (else between words). A gist that names
+    no control this way (a model's prose) is only cut at its end.
+    """
+    if count_tokens(gist) <= max_tokens:
+        return gist
+    items = gist.split(SEPARATOR)
+    if any(_CONTROL_ITEM.match(item) for item in items[1:]):
+        longest = max(_label_words(item) for item in items)
+        low, high = MIN_LABEL_WORDS - 1, longest - 1
+        while low < high:  # the most words per label at which the whole gist fits
+            middle = (low + high + 1) // 2
+            if count_tokens(_with_labels(items, middle)) <= max_tokens:
+                low = middle
+            else:
+                high = middle - 1
+        if low >= MIN_LABEL_WORDS:
+            shorter = _with_labels(items, low)
+            if count_tokens(shorter) <= max_tokens:
+                return shorter
+        gist = _with_labels(items, MIN_LABEL_WORDS)
+    return _cut_items(gist, max_tokens, count_tokens)
+
+
+def _cut_items(gist: str, max_tokens: int, count_tokens: TokenCounter) -> str:
     if count_tokens(gist) <= max_tokens:
         return gist
     room = max_tokens - count_tokens(ELLIPSIS)
@@ -200,8 +249,41 @@ def cut_gist(gist: str, max_tokens: int, count_tokens: TokenCounter) -> str:
     for boundary in (SEPARATOR, " "):
         at = head.rfind(boundary)
         if at > 0:
-            return head[:at].rstrip(" ;|") + ELLIPSIS
+            kept = head[:at].rstrip(" ;|")
+            return kept if kept.endswith(ELLIPSIS) else kept + ELLIPSIS
     return ""
+
+
+def _label_parts(item: str) -> tuple[str, str, str]:
+    """An item as (before its label, the label, after it); prose is all label."""
+    match = _CONTROL_ITEM.match(item) or _RUN_ITEM.match(item)
+    if match is None:
+        return "", item, ""
+    return match["head"], match["label"], match["tail"]
+
+
+def _label_words(item: str) -> int:
+    return len(_label_parts(item)[1].split())
+
+
+def _shorter(text: str, n: int) -> str:
+    """``text`` in at most ``n`` words, marked with ``…`` if it was (or now is) cut."""
+    parts = text.split()
+    cut = bool(parts) and parts[-1] == ELLIPSIS.strip()
+    if cut:
+        parts = parts[:-1]
+    if len(parts) <= n and not cut:
+        return text
+    return " ".join(parts[:n]) + ELLIPSIS
+
+
+def _with_labels(items: list[str], n: int) -> str:
+    """The items with every label (and prose item) cut to ``n`` words."""
+    shortened = []
+    for item in items:
+        head, label, tail = _label_parts(item)
+        shortened.append(head + (_shorter(label, n) if label else label) + tail)
+    return SEPARATOR.join(shortened)
 
 
 def extractive_gist(
