@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from webagent.contracts import MemoryEdits
-from webagent.gist.extractive import ELLIPSIS, cut_gist
+from webagent.gist.extractive import ELLIPSIS, MIN_LABEL_CHARS, cut_gist, shorten_labels
 from webagent.html.fragment import Fragment
 from webagent.tokens import TokenCounter, truncate_to_tokens
 
@@ -141,11 +141,17 @@ def _share_gists(
     count: TokenCounter,
     edits: MemoryEdits,
 ) -> tuple[dict[int, str], set[int]]:
-    """Gists of the ``closed`` fragments within ``room`` tokens: shortened, then displaced."""
-    cost = {i: count(gist_line(i, gists[i])) + 1 for i in closed}
+    """Gists of the ``closed`` fragments within ``room`` tokens: shortened, then displaced.
+
+    Shortening takes prose words before ids: while every gist fits with its labels cut to
+    ``MIN_LABEL_CHARS`` characters (``need``), each keeps all its ids and the labels share the rest
+    of the room (the longest cut first); only when even that does not fit are items dropped,
+    the longest gists first.
+    """
+    cost = {i: _line_cost(i, gists[i], count) for i in closed}
     if sum(cost.values()) <= room:
         return {i: gists[i] for i in closed}, set()
-    floor = {i: count(gist_line(i, ELLIPSIS.strip())) + 1 for i in closed}
+    floor = {i: _line_cost(i, ELLIPSIS.strip(), count) for i in closed}
     keep = list(closed)
     left_out: set[int] = set()
     by_distance = sorted(closed, key=lambda i: (-min((abs(i - o) for o in opened), default=0), -i))
@@ -158,30 +164,51 @@ def _share_gists(
     if note * _runs(left_out) > room:  # not even the notes fit: the trace alone names them
         return {}, set()
     room -= note * _runs(left_out)
-    cap = _water_level([cost[i] for i in keep], room)
+    need = {i: min(cost[i], _need(i, gists[i], count)) for i in keep}
+    every_id = sum(need.values()) <= room
+    costs = [cost[i] for i in keep]
+    base = [need[i] for i in keep] if every_id else [0] * len(keep)
+    cap = _water_level(costs if every_id else [need[i] for i in keep], room, base)
     shown: dict[int, str] = {}
     for _ in range(16):
-        shown = {}
-        for i in keep:
-            shown[i] = gists[i] if cost[i] <= cap else _shorten(i, gists[i], cap, count)
-        total = sum(count(gist_line(i, g)) + 1 for i, g in shown.items())
+        target = {
+            i: max(need[i], min(cost[i], cap)) if every_id else min(need[i], cap) for i in keep
+        }
+        shown = {
+            i: gists[i] if cost[i] <= target[i] else _shorten(i, gists[i], target[i], count)
+            for i in keep
+        }
+        total = sum(_line_cost(i, g, count) for i, g in shown.items())
         if total <= room or cap <= 1:
             break
-        cap -= max(1, (total - room) // max(1, sum(1 for i in keep if cost[i] > cap)))
+        cut = sum(1 for i in keep if cost[i] > target[i])
+        cap -= max(1, (total - room) // max(1, cut))
     edits.gists_shortened = sorted(i for i in keep if shown[i] != gists[i])
     return shown, left_out
+
+
+def _line_cost(index: int, gist: str, count: TokenCounter) -> int:
+    return count(gist_line(index, gist)) + 1
+
+
+def _need(index: int, gist: str, count: TokenCounter) -> int:
+    """The tokens of a gist line that keeps every id of the gist, its labels at their
+    shortest (as ``_shorten`` counts them)."""
+    shortest = shorten_labels(gist, MIN_LABEL_CHARS)
+    return count(gist_line(index, "")) + 1 + count(shortest)
 
 
 def _runs(indices: set[int]) -> int:
     return sum(1 for i in indices if i - 1 not in indices)
 
 
-def _water_level(costs: list[int], room: int) -> int:
-    """The largest cap c with sum(min(cost, c)) <= room (costs shortened to c)."""
+def _water_level(costs: list[int], room: int, base: list[int]) -> int:
+    """The largest cap c with sum(max(b, min(cost, c))) <= room (costs shortened to c, none
+    below its base)."""
     low, high = 0, max(costs, default=0)
     while low < high:
         middle = (low + high + 1) // 2
-        if sum(min(c, middle) for c in costs) <= room:
+        if sum(max(b, min(c, middle)) for c, b in zip(costs, base, strict=True)) <= room:
             low = middle
         else:
             high = middle - 1

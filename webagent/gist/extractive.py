@@ -13,13 +13,14 @@ drops the least useful part first:
 
 Items are separated by ``"; "`` so a cut falls between two of them. A gist over its budget
 (:func:`cut_gist`) loses prose words before ids: the lead text, link-run headings and control
-labels are cut to as few words as it takes (down to ``MIN_LABEL_WORDS``), and only then are
+labels are cut to as few characters as it takes (down to ``MIN_LABEL_CHARS``), and only then are
 items dropped from the end, so a tight budget still names as many controls as it can hold.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from lxml import etree, html
@@ -29,9 +30,16 @@ from webagent.html.fragment import Fragment
 from webagent.model.calls import CallLog
 from webagent.tokens import TokenCounter, truncate_to_tokens
 
-__all__ = ["ExtractiveGister", "cut_gist", "extractive_gist"]
+__all__ = [
+    "ExtractiveGister",
+    "cut_gist",
+    "extractive_gist",
+    "label_chars",
+    "shorten_labels",
+]
 
 _SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"\w")
 #: elements whose content an HTML parser reads as raw text: an unclosed one would swallow the
 #: rest of the fragment, so they are read as plain elements (a textarea as a text input)
 _RAW_TEXT = re.compile(r"<(/?)(iframe|noscript|title|xmp|noembed|noframes)\b", re.I)
@@ -41,12 +49,17 @@ _BOXES = {"checkbox", "radio"}
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6", "legend", "caption", "label", "summary"}
 _LIST = {"ul", "ol", "nav", "menu", "dl", "table", "tbody"}
 _LABEL_ATTRS = ("aria-label", "placeholder", "title", "alt", "value", "name")
+#: of those, the ones written for people (a control's ``value`` and ``name`` come after its
+#: <label>)
+_HUMAN_ATTRS = _LABEL_ATTRS[:4]
 #: a run of at least this many links under one list is summarised as heading + count
 LINK_RUN = 4
 SEPARATOR = "; "
 ELLIPSIS = " …"
-#: a gist over its budget keeps at least this many words of each label before losing items
-MIN_LABEL_WORDS = 2
+#: a gist over its budget keeps this many characters of each label (about two words) before
+#: it loses items; labels are cut by characters, not words, so that scripts without spaces
+#: between words are cut too
+MIN_LABEL_CHARS = 12
 #: one rendered control (``kind "label" id=N``) and one link-run summary, as :func:`cut_gist`
 #: reads them back to shorten their labels
 _CONTROL_ITEM = re.compile(r'^(?P<head>(?:[\w:-]+ )?")(?P<label>.*)(?P<tail>" id=[^\s;]+)$')
@@ -59,8 +72,8 @@ def _words(text: str | None, n: int) -> str:
     return " ".join(parts[:n]) + (ELLIPSIS if len(parts) > n else "")
 
 
-def _attr_label(el: etree._Element) -> str:
-    for name in _LABEL_ATTRS:
+def _attr_label(el: etree._Element, names: tuple[str, ...] = _LABEL_ATTRS) -> str:
+    for name in names:
         value = el.get(name)
         if value and value.strip() and not (name == "value" and el.get("type") == "hidden"):
             return value.strip()
@@ -111,7 +124,8 @@ def _form_control(el: etree._Element, element_id: str) -> _Control:
     kind = {"submit": "button", "image": "button", "text": "input"}.get(kind, kind)
     if tag == "input" and kind not in ("button", "checkbox", "radio"):
         kind = f"input:{kind}" if kind != "input" else "input"
-    names = [x for x in (_attr_label(el), _nearby_label(el)) if x]
+    machine = _attr_label(el, _LABEL_ATTRS[len(_HUMAN_ATTRS) :])
+    names = [x for x in (_attr_label(el, _HUMAN_ATTRS), _nearby_label(el), machine) if x]
     label = " / ".join(dict.fromkeys(names))
     if tag == "select":
         options = [_text(o) for o in el.iter("option") if _text(o)]
@@ -156,6 +170,24 @@ def _container(el: etree._Element) -> etree._Element | None:
     return None
 
 
+def _text_without(root: etree._Element, parts: list[etree._Element]) -> str:
+    """The words of ``root`` outside the ``parts`` (and what they hold), punctuation left
+    between them dropped."""
+    skip = set(parts)
+
+    def texts(el: etree._Element) -> Iterator[str]:
+        if el.text and isinstance(el.tag, str):
+            yield el.text
+        for child in el:
+            if child not in skip:
+                yield from texts(child)
+            if child.tail:
+                yield child.tail
+
+    words = _SPACE.sub(" ", " ".join(texts(root))).strip().split(" ")
+    return " ".join(word for word in words if _WORD.search(word))
+
+
 def _items(fragment: Fragment, words: int) -> list[str]:
     try:
         source = _TEXTAREA.sub('<input type="textarea"', _RAW_TEXT.sub(r"<\1span", fragment.html))
@@ -192,11 +224,13 @@ def _items(fragment: Fragment, words: int) -> list[str]:
             containers[id(container)] = container
     long_runs = {k for k, v in runs.items() if len(v) >= LINK_RUN}
     lead = " / ".join(dict.fromkeys(_words(h, 6) for h in headings[:2]))
-    items = [lead or _words(fragment.text, max(words // 3, 3))] if lead or fragment.text else []
+    if not lead:  # the words around the controls: theirs are in their items already
+        named = [el for el in root.iter() if el.get("id") in interactive or _covered(el)]
+        text = _text_without(root, named) if named else fragment.text
+        lead = _words(text, max(words // 3, 3)) if _WORD.search(text or "") else ""
+    items = [lead] if lead else []
     unnamed = [c for c in forms + buttons + selects + [c for _, c in links] if not c.label]
-    forms, buttons, selects = (
-        [c for c in group if c.label] for group in (forms, buttons, selects)
-    )
+    forms, buttons, selects = ([c for c in group if c.label] for group in (forms, buttons, selects))
     links = [(container, c) for container, c in links if c.label]
     items += [c.render() for c in forms + buttons] + [c.render(14) for c in selects]
     for key in long_runs:
@@ -214,29 +248,44 @@ def cut_gist(gist: str, max_tokens: int, count_tokens: TokenCounter) -> str:
     """``gist`` within ``max_tokens``: prose words go before ids, then items, marked with ``…``.
 
     In a gist that names controls (``kind "label" id=N`` items, as :func:`extractive_gist`
-    renders them), the lead text, run headings and labels are first cut to the most words
-    each (the same for all, at least ``MIN_LABEL_WORDS``) at which every item still fits.
-    What is still too long is cut between two items (else between words). A gist that names
-    no control this way (a model's prose) is only cut at its end.
+    renders them), the lead text, run headings and labels are first cut to the most
+    characters each (the same for all, at least ``MIN_LABEL_CHARS``) at which every item fits
+    (:func:`shorten_labels`). What is still too long is cut between two items (else between
+    words). A gist that names no control this way (a model's prose) is only cut at its end.
     """
     if count_tokens(gist) <= max_tokens:
         return gist
+    low, high = MIN_LABEL_CHARS - 1, label_chars(gist) - 1
+    while low < high:  # the most characters per label at which the whole gist fits
+        middle = (low + high + 1) // 2
+        if count_tokens(shorten_labels(gist, middle)) <= max_tokens:
+            low = middle
+        else:
+            high = middle - 1
+    if low >= MIN_LABEL_CHARS and count_tokens(shorter := shorten_labels(gist, low)) <= max_tokens:
+        return shorter
+    return _cut_items(shorten_labels(gist, MIN_LABEL_CHARS), max_tokens, count_tokens)
+
+
+def label_chars(gist: str) -> int:
+    """The longest label or prose item (in characters) of a gist that names controls, else 0."""
     items = gist.split(SEPARATOR)
-    if any(_CONTROL_ITEM.match(item) for item in items[1:]):
-        longest = max(_label_words(item) for item in items)
-        low, high = MIN_LABEL_WORDS - 1, longest - 1
-        while low < high:  # the most words per label at which the whole gist fits
-            middle = (low + high + 1) // 2
-            if count_tokens(_with_labels(items, middle)) <= max_tokens:
-                low = middle
-            else:
-                high = middle - 1
-        if low >= MIN_LABEL_WORDS:
-            shorter = _with_labels(items, low)
-            if count_tokens(shorter) <= max_tokens:
-                return shorter
-        gist = _with_labels(items, MIN_LABEL_WORDS)
-    return _cut_items(gist, max_tokens, count_tokens)
+    if not any(_CONTROL_ITEM.match(item) for item in items):
+        return 0
+    return max(len(_label_parts(item)[1]) for item in items)
+
+
+def shorten_labels(gist: str, chars: int) -> str:
+    """A gist that names controls with every label, run heading and prose item cut to
+    ``chars`` characters (ids and kinds kept); any other gist as it is."""
+    items = gist.split(SEPARATOR)
+    if not any(_CONTROL_ITEM.match(item) for item in items):
+        return gist
+    shortened = []
+    for item in items:
+        head, label, tail = _label_parts(item)
+        shortened.append(head + (_shorter(label, chars) if label else label) + tail)
+    return SEPARATOR.join(shortened)
 
 
 def _cut_items(gist: str, max_tokens: int, count_tokens: TokenCounter) -> str:
@@ -262,28 +311,18 @@ def _label_parts(item: str) -> tuple[str, str, str]:
     return match["head"], match["label"], match["tail"]
 
 
-def _label_words(item: str) -> int:
-    return len(_label_parts(item)[1].split())
-
-
 def _shorter(text: str, n: int) -> str:
-    """``text`` in at most ``n`` words, marked with ``…`` if it was (or now is) cut."""
-    parts = text.split()
-    cut = bool(parts) and parts[-1] == ELLIPSIS.strip()
-    if cut:
-        parts = parts[:-1]
-    if len(parts) <= n and not cut:
+    """``text`` in at most ``n`` characters (between words where one ends past the middle),
+    marked with ``…`` if it was (or now is) cut."""
+    marked = text.endswith(ELLIPSIS)
+    bare = text[: -len(ELLIPSIS)] if marked else text
+    if len(bare) <= n:
         return text
-    return " ".join(parts[:n]) + ELLIPSIS
-
-
-def _with_labels(items: list[str], n: int) -> str:
-    """The items with every label (and prose item) cut to ``n`` words."""
-    shortened = []
-    for item in items:
-        head, label, tail = _label_parts(item)
-        shortened.append(head + (_shorter(label, n) if label else label) + tail)
-    return SEPARATOR.join(shortened)
+    head = bare[:n]
+    space = head.rfind(" ")
+    if bare[n] != " " and space >= n // 2:
+        head = head[:space]
+    return head.rstrip() + ELLIPSIS
 
 
 def extractive_gist(
