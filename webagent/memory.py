@@ -13,7 +13,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from webagent.contracts import MemoryEdits
-from webagent.gist.extractive import ELLIPSIS, MIN_LABEL_CHARS, cut_gist, shorten_labels
+from webagent.gist.extractive import (
+    ELLIPSIS,
+    MIN_LABEL_CHARS,
+    cut_gist,
+    lead_and_controls,
+    shorten_labels,
+)
 from webagent.html.fragment import Fragment
 from webagent.tokens import TokenCounter, truncate_to_tokens
 
@@ -143,10 +149,13 @@ def _share_gists(
 ) -> tuple[dict[int, str], set[int]]:
     """Gists of the ``closed`` fragments within ``room`` tokens: shortened, then displaced.
 
-    Shortening takes prose words before ids: while every gist fits with its labels cut to
-    ``MIN_LABEL_CHARS`` characters (``need``), each keeps all its ids and the labels share the rest
-    of the room (the longest cut first); only when even that does not fit are items dropped,
-    the longest gists first.
+    Shortening takes words before ids and links before form controls, across all gists:
+    while every gist fits with its labels cut to ``MIN_LABEL_CHARS`` characters, each keeps
+    all its ids and the labels share the rest of the room; else, while every gist fits with
+    its lead, form controls, buttons and selects (``lead_and_controls``), each keeps those and
+    its links share the rest; else everything shares the room. The room left above those
+    floors goes to the longest gists last (a water level), the gists left out are the ones
+    farthest from a reopened fragment.
     """
     cost = {i: _line_cost(i, gists[i], count) for i in closed}
     if sum(cost.values()) <= room:
@@ -164,16 +173,18 @@ def _share_gists(
     if note * _runs(left_out) > room:  # not even the notes fit: the trace alone names them
         return {}, set()
     room -= note * _runs(left_out)
-    need = {i: min(cost[i], _need(i, gists[i], count)) for i in keep}
-    every_id = sum(need.values()) <= room
-    costs = [cost[i] for i in keep]
-    base = [need[i] for i in keep] if every_id else [0] * len(keep)
-    cap = _water_level(costs if every_id else [need[i] for i in keep], room, base)
+    # what each gist keeps at least: all its ids (``need``), its lead and form controls
+    # (``forms``), nothing; the first of these floors whose sum fits is kept by every gist
+    need = {
+        i: min(cost[i], _need(i, shorten_labels(gists[i], MIN_LABEL_CHARS), count)) for i in keep
+    }
+    forms = {i: min(need[i], _forms_need(i, gists[i], count)) for i in keep}
+    levels = [(need, cost), (forms, need), (dict.fromkeys(keep, 0), forms)]
+    base, upper = next((b, u) for b, u in levels if sum(b[i] for i in keep) <= room)
+    cap = _water_level([upper[i] for i in keep], room, [base[i] for i in keep])
     shown: dict[int, str] = {}
     for _ in range(16):
-        target = {
-            i: max(need[i], min(cost[i], cap)) if every_id else min(need[i], cap) for i in keep
-        }
+        target = {i: max(base[i], min(upper[i], cap)) for i in keep}
         shown = {
             i: gists[i] if cost[i] <= target[i] else _shorten(i, gists[i], target[i], count)
             for i in keep
@@ -191,11 +202,18 @@ def _line_cost(index: int, gist: str, count: TokenCounter) -> int:
     return count(gist_line(index, gist)) + 1
 
 
-def _need(index: int, gist: str, count: TokenCounter) -> int:
-    """The tokens of a gist line that keeps every id of the gist, its labels at their
-    shortest (as ``_shorten`` counts them)."""
-    shortest = shorten_labels(gist, MIN_LABEL_CHARS)
+def _need(index: int, shortest: str, count: TokenCounter) -> int:
+    """The tokens of a gist line showing ``shortest`` (as ``_shorten`` counts them)."""
     return count(gist_line(index, "")) + 1 + count(shortest)
+
+
+def _forms_need(index: int, gist: str, count: TokenCounter) -> int:
+    """The tokens of a gist line that keeps the gist's lead and form controls (labels at
+    their shortest) and drops the rest; 0 for a gist that names no form control."""
+    head = lead_and_controls(gist)
+    if not head:
+        return 0
+    return _need(index, shorten_labels(head, MIN_LABEL_CHARS) + ELLIPSIS, count)
 
 
 def _runs(indices: set[int]) -> int:

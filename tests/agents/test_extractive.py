@@ -7,6 +7,7 @@ from webagent.gist.extractive import (
     cut_gist,
     extractive_gist,
     label_chars,
+    lead_and_controls,
     shorten_labels,
 )
 from webagent.html.fragment import Fragment
@@ -129,3 +130,23 @@ def test_the_lead_is_the_text_around_the_controls_and_wordless_controls_come_las
     )
     gist = extractive_gist(fragment(html, ["1", "2", "3"]), 30)
     assert gist == 'Shipping is free; "Track my order" id=2; "Returns" id=3; id=1'
+
+
+def test_a_control_without_words_keeps_its_id_when_labels_are_cut() -> None:
+    gist = (
+        'Newsletter sign-up for our weekly offers; button id=61; "Privacy policy of the shop" id=62'
+    )
+    assert shorten_labels(gist, 5) == 'Newsl …; button id=61; "Priva …" id=62'
+
+
+def test_a_cut_that_ends_on_an_item_keeps_the_item() -> None:
+    gist = "alpha one; beta two; gamma three"
+    assert cut_gist(gist, len("alpha one; beta two …"), chars) == "alpha one; beta two …"
+
+
+def test_lead_and_controls_is_the_gist_up_to_its_last_form_control() -> None:
+    assert lead_and_controls(LONG) == (
+        'Search results for hiking boots; input "Search the whole store by keyword" id=1; '
+        'button "Search now and see results" id=2'
+    )
+    assert lead_and_controls('Links; "Home" id=1; "About" id=2') == ""

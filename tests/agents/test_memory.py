@@ -99,6 +99,17 @@ def test_fit_memory_cuts_the_words_of_every_gist_before_any_id() -> None:
     assert tight.edits.gists_shortened == [0, 1, 2]
 
 
+def test_links_go_before_form_controls_across_gists() -> None:
+    links = "; ".join(f'"Link number {n}" id=9{n}' for n in range(8))
+    gists = [f"Menu; {links}", 'Sign in; input "Email" id=11; button "Go" id=12; ' + links, "Map"]
+    form_part = 'Sign in; input "Email" id=11; button "Go" id=12 …'
+    forms = chars(render_memory(FRAGMENTS, ["…", form_part, "Map"], []))
+    fitted = fit_memory(FRAGMENTS, gists, [], forms + 10, chars)
+    assert chars(fitted.text) <= forms + 10
+    assert "id=11" in fitted.text and "id=12" in fitted.text  # the form part stays whole
+    assert "id=97" not in fitted.text and fitted.edits.gists_shortened == [0, 1]
+
+
 def test_fit_memory_with_control_gists_fits_under_every_counter() -> None:
     def words(text: str) -> int:
         return len(text.split()) + text.count("\n")

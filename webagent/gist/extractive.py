@@ -35,6 +35,7 @@ __all__ = [
     "cut_gist",
     "extractive_gist",
     "label_chars",
+    "lead_and_controls",
     "shorten_labels",
 ]
 
@@ -62,7 +63,8 @@ ELLIPSIS = " …"
 MIN_LABEL_CHARS = 12
 #: one rendered control (``kind "label" id=N``) and one link-run summary, as :func:`cut_gist`
 #: reads them back to shorten their labels
-_CONTROL_ITEM = re.compile(r'^(?P<head>(?:[\w:-]+ )?")(?P<label>.*)(?P<tail>" id=[^\s;]+)$')
+_CONTROL_ITEM = re.compile(r'^(?P<head>(?P<kind>[\w:-]+ )?")(?P<label>.*)(?P<tail>" id=[^\s;]+)$')
+_BARE_ITEM = re.compile(r"^(?:[\w:-]+ )?id=[^\s;]+$")
 _RUN_ITEM = re.compile(r'^(?P<head>\d+ links under ")(?P<label>.*)(?P<tail>")$')
 
 
@@ -270,7 +272,7 @@ def cut_gist(gist: str, max_tokens: int, count_tokens: TokenCounter) -> str:
 def label_chars(gist: str) -> int:
     """The longest label or prose item (in characters) of a gist that names controls, else 0."""
     items = gist.split(SEPARATOR)
-    if not any(_CONTROL_ITEM.match(item) for item in items):
+    if not _names_controls(items):
         return 0
     return max(len(_label_parts(item)[1]) for item in items)
 
@@ -279,7 +281,7 @@ def shorten_labels(gist: str, chars: int) -> str:
     """A gist that names controls with every label, run heading and prose item cut to
     ``chars`` characters (ids and kinds kept); any other gist as it is."""
     items = gist.split(SEPARATOR)
-    if not any(_CONTROL_ITEM.match(item) for item in items):
+    if not _names_controls(items):
         return gist
     shortened = []
     for item in items:
@@ -296,15 +298,30 @@ def _cut_items(gist: str, max_tokens: int, count_tokens: TokenCounter) -> str:
         return ""
     head = truncate_to_tokens(gist, room, count_tokens)
     for boundary in (SEPARATOR, " "):
-        at = head.rfind(boundary)
+        at = gist[: len(head) + len(boundary)].rfind(boundary)  # the head may end an item
         if at > 0:
-            kept = head[:at].rstrip(" ;|")
+            kept = gist[:at].rstrip(" ;|")
             return kept if kept.endswith(ELLIPSIS) else kept + ELLIPSIS
     return ""
 
 
+def lead_and_controls(gist: str) -> str:
+    """The items of a gist up to its last form control, button or select with words (an
+    extractive gist names them before its links), or ``""`` if it names none."""
+    items = gist.split(SEPARATOR)
+    kinds = [n for n, item in enumerate(items) if (m := _CONTROL_ITEM.match(item)) and m["kind"]]
+    return SEPARATOR.join(items[: kinds[-1] + 1]) if kinds else ""
+
+
+def _names_controls(items: list[str]) -> bool:
+    return any(_CONTROL_ITEM.match(item) or _BARE_ITEM.match(item) for item in items)
+
+
 def _label_parts(item: str) -> tuple[str, str, str]:
-    """An item as (before its label, the label, after it); prose is all label."""
+    """An item as (before its label, the label, after it); prose is all label, a control
+    without words has none."""
+    if _BARE_ITEM.match(item):
+        return item, "", ""
     match = _CONTROL_ITEM.match(item) or _RUN_ITEM.match(item)
     if match is None:
         return "", item, ""
@@ -346,7 +363,7 @@ class ExtractiveGister(Gister):
 
     @property
     def version_tag(self) -> str:
-        return "extractive@2"
+        return "extractive@3"
 
     def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
         count = log.model.count_tokens
