@@ -48,6 +48,7 @@ from scripted_model import POLICY, Script, scripted_model
 from webagent.agents import pipeline
 from webagent.agents.registry import AgentSettings, build_agent
 from webagent.contracts import Observation, StepTrace
+from webagent.gist.extractive import extractive_gist
 from webagent.html.fragment import SegmentedPage, SegmentSettings
 from webagent.html.segment import segment_html
 from webagent.tokens import estimate_tokens
@@ -103,22 +104,39 @@ def run(steps: list[Step], agent_name: str, counter_name: str) -> list[dict[str,
             Observation(task=step.task, previous_actions=step.previous, html=step.html)
         )
         backend.requests.clear()
-        rows.append(row_of(step, page, trace, counter))
+        rows.append(row_of(step, page, trace, counter, settings.gist_words))
     return rows
 
 
-def row_of(step: Step, page: SegmentedPage, trace: StepTrace, counter: Counter) -> dict[str, Any]:
-    gold_frags = {page.fragment_of(i) for i in step.gold_ids} - {None}
+def lost_where(
+    step: Step, page: SegmentedPage, trace: StepTrace, gold_frags: set[int], words: int
+) -> str:
+    """Where a gold id the gist memory does not name was lost: the gist as written names it
+    (the memory fit shortened or left it out), only the uncapped gist does (the gist's own
+    token cap cut it), or no gist of its fragment names it."""
+    if any(i < len(trace.gists) and named(trace.gists[i], step.gold_ids) for i in gold_frags):
+        return "memory_fit"
+    uncapped = (extractive_gist(page.fragments[i], words) for i in gold_frags)
+    return "gist_cap" if any(named(g, step.gold_ids) for g in uncapped) else "not_in_gist"
+
+
+def row_of(
+    step: Step, page: SegmentedPage, trace: StepTrace, counter: Counter, words: int
+) -> dict[str, Any]:
+    gold_frags = {i for i in (page.fragment_of(g) for g in step.gold_ids) if i is not None}
     edits = trace.memory_edits
     budget_ok = trace.prompt_tokens <= BUDGET
     gists_shown = "(gist)" in trace.memory
+    in_gists = named(gist_memory(trace), step.gold_ids)
+    lost = lost_where(step, page, trace, gold_frags, words) if gold_frags and not in_gists else ""
     return {
         "task_id": step.task_id,
         "step": step.index,
         "survived": bool(gold_frags),
         "gold_reopened": bool(gold_frags & set(trace.reopened)) and not edits.reopen_cut,
         "gold_shown": any(i in trace.shown_element_ids for i in step.gold_ids),
-        "gold_named_in_gists": named(gist_memory(trace), step.gold_ids),
+        "gold_named_in_gists": in_gists,
+        "gold_lost_at": lost,
         "correct": trace.action is not None and trace.action.element_id in step.gold_ids,
         "over_budget": not budget_ok or trace.error_class == "memory_over_budget",
         "previous_dropped_with_gists": bool(edits.previous_dropped) and gists_shown,
@@ -146,6 +164,10 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "gold_reopened_of_survived": share(survived, "gold_reopened"),
         "gold_shown_of_survived": share(survived, "gold_shown"),
         "gold_named_in_gists": share(rows, "gold_named_in_gists"),
+        "gold_lost_at": {
+            where: sum(r["gold_lost_at"] == where for r in rows)
+            for where in ("not_in_gist", "gist_cap", "memory_fit")
+        },
         "policy_step_sr": share(rows, "correct"),
         "over_budget_steps": sum(r["over_budget"] for r in rows),
         "previous_dropped_while_gists_shown": sum(r["previous_dropped_with_gists"] for r in rows),
@@ -170,6 +192,7 @@ def table(summary: dict[str, dict[str, Any]]) -> str:
         "gold reopened (of survived)",
         "gold in prompt",
         "gold named in gists",
+        "not named: no gist / gist cap / memory fit",
         "over budget",
         "prev. dropped w/ gists",
         "gists shortened",
@@ -192,6 +215,7 @@ def table(summary: dict[str, dict[str, Any]]) -> str:
                 f"{s['gold_reopened_of_survived']:.1%}",
                 f"{s['gold_shown_of_survived']:.1%}",
                 f"{s['gold_named_in_gists']:.1%}",
+                " / ".join(str(n) for n in s["gold_lost_at"].values()),
                 s["over_budget_steps"],
                 s["previous_dropped_while_gists_shown"],
                 f"{s['gists_shortened_share']:.0%}",
@@ -242,7 +266,10 @@ def main() -> None:
         + ". 'gold reopened' counts the gold inside a fragment shown in full; 'gold in prompt' "
         "also counts a gold id named by a gist. 'over budget' = act prompt over the budget or a "
         "memory that did not fit (0 means nothing was cut silently: every change is in "
-        "StepTrace.memory_edits). gist-only reopens nothing by design."
+        "StepTrace.memory_edits). gist-only reopens nothing by design. 'not named' splits the "
+        "steps whose gold survived but is not named in the gist memory: no gist of its fragment "
+        "names it, only the uncapped gist does (cut by extractive_max_tokens), or the gist as "
+        "written does (shortened or left out when the memory shared its room)."
     )
     settings = {
         "context_budget": BUDGET,

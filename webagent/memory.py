@@ -13,7 +13,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from webagent.contracts import MemoryEdits
-from webagent.gist.extractive import ELLIPSIS, cut_gist
+from webagent.gist.extractive import (
+    ELLIPSIS,
+    MIN_LABEL_CHARS,
+    cut_gist,
+    lead_and_controls,
+    shorten_labels,
+)
 from webagent.html.fragment import Fragment
 from webagent.tokens import TokenCounter, truncate_to_tokens
 
@@ -141,11 +147,20 @@ def _share_gists(
     count: TokenCounter,
     edits: MemoryEdits,
 ) -> tuple[dict[int, str], set[int]]:
-    """Gists of the ``closed`` fragments within ``room`` tokens: shortened, then displaced."""
-    cost = {i: count(gist_line(i, gists[i])) + 1 for i in closed}
+    """Gists of the ``closed`` fragments within ``room`` tokens: shortened, then displaced.
+
+    Shortening takes words before ids and links before form controls, across all gists:
+    while every gist fits with its labels cut to ``MIN_LABEL_CHARS`` characters, each keeps
+    all its ids and the labels share the rest of the room; else, while every gist fits with
+    its lead, form controls, buttons and selects (``lead_and_controls``), each keeps those and
+    its links share the rest; else everything shares the room. The room left above those
+    floors goes to the longest gists last (a water level), the gists left out are the ones
+    farthest from a reopened fragment.
+    """
+    cost = {i: _line_cost(i, gists[i], count) for i in closed}
     if sum(cost.values()) <= room:
         return {i: gists[i] for i in closed}, set()
-    floor = {i: count(gist_line(i, ELLIPSIS.strip())) + 1 for i in closed}
+    floor = {i: _line_cost(i, ELLIPSIS.strip(), count) for i in closed}
     keep = list(closed)
     left_out: set[int] = set()
     by_distance = sorted(closed, key=lambda i: (-min((abs(i - o) for o in opened), default=0), -i))
@@ -158,30 +173,60 @@ def _share_gists(
     if note * _runs(left_out) > room:  # not even the notes fit: the trace alone names them
         return {}, set()
     room -= note * _runs(left_out)
-    cap = _water_level([cost[i] for i in keep], room)
+    # what each gist keeps at least: all its ids (``need``), its lead and form controls
+    # (``forms``), nothing; the first of these floors whose sum fits is kept by every gist
+    need = {
+        i: min(cost[i], _need(i, shorten_labels(gists[i], MIN_LABEL_CHARS), count)) for i in keep
+    }
+    forms = {i: min(need[i], _forms_need(i, gists[i], count)) for i in keep}
+    levels = [(need, cost), (forms, need), (dict.fromkeys(keep, 0), forms)]
+    base, upper = next((b, u) for b, u in levels if sum(b[i] for i in keep) <= room)
+    cap = _water_level([upper[i] for i in keep], room, [base[i] for i in keep])
     shown: dict[int, str] = {}
     for _ in range(16):
-        shown = {}
-        for i in keep:
-            shown[i] = gists[i] if cost[i] <= cap else _shorten(i, gists[i], cap, count)
-        total = sum(count(gist_line(i, g)) + 1 for i, g in shown.items())
+        target = {i: max(base[i], min(upper[i], cap)) for i in keep}
+        shown = {
+            i: gists[i] if cost[i] <= target[i] else _shorten(i, gists[i], target[i], count)
+            for i in keep
+        }
+        total = sum(_line_cost(i, g, count) for i, g in shown.items())
         if total <= room or cap <= 1:
             break
-        cap -= max(1, (total - room) // max(1, sum(1 for i in keep if cost[i] > cap)))
+        cut = sum(1 for i in keep if cost[i] > target[i])
+        cap -= max(1, (total - room) // max(1, cut))
     edits.gists_shortened = sorted(i for i in keep if shown[i] != gists[i])
     return shown, left_out
+
+
+def _line_cost(index: int, gist: str, count: TokenCounter) -> int:
+    return count(gist_line(index, gist)) + 1
+
+
+def _need(index: int, shortest: str, count: TokenCounter) -> int:
+    """The tokens of a gist line showing ``shortest`` (as ``_shorten`` counts them)."""
+    return count(gist_line(index, "")) + 1 + count(shortest)
+
+
+def _forms_need(index: int, gist: str, count: TokenCounter) -> int:
+    """The tokens of a gist line that keeps the gist's lead and form controls (labels at
+    their shortest) and drops the rest; 0 for a gist that names no form control."""
+    head = lead_and_controls(gist)
+    if not head:
+        return 0
+    return _need(index, shorten_labels(head, MIN_LABEL_CHARS) + ELLIPSIS, count)
 
 
 def _runs(indices: set[int]) -> int:
     return sum(1 for i in indices if i - 1 not in indices)
 
 
-def _water_level(costs: list[int], room: int) -> int:
-    """The largest cap c with sum(min(cost, c)) <= room (costs shortened to c)."""
+def _water_level(costs: list[int], room: int, base: list[int]) -> int:
+    """The largest cap c with sum(max(b, min(cost, c))) <= room (costs shortened to c, none
+    below its base)."""
     low, high = 0, max(costs, default=0)
     while low < high:
         middle = (low + high + 1) // 2
-        if sum(min(c, middle) for c in costs) <= room:
+        if sum(max(b, min(c, middle)) for c, b in zip(costs, base, strict=True)) <= room:
             low = middle
         else:
             high = middle - 1

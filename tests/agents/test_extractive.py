@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from webagent.gist.extractive import cut_gist, extractive_gist
+from webagent.gist.extractive import (
+    MIN_LABEL_CHARS,
+    cut_gist,
+    extractive_gist,
+    label_chars,
+    lead_and_controls,
+    shorten_labels,
+)
 from webagent.html.fragment import Fragment
 
 
@@ -31,7 +38,8 @@ IDS = ["2", "4", "5", "8", *(f"1{i}" for i in range(6))]
 def test_form_controls_come_first_with_the_words_a_person_uses() -> None:
     gist = extractive_gist(fragment(FORM, IDS), 30)
     assert gist.startswith("Sign in")
-    assert 'input:email "email / Your email" id=2' in gist
+    # the words written for people (label, placeholder) before the field's name
+    assert 'input:email "Your email / email" id=2' in gist
     assert 'input:password "Password" id=4' in gist
     assert 'select "Country [Norway, Italy]" id=5' in gist
     assert 'button "Continue" id=8' in gist
@@ -63,3 +71,82 @@ def test_broken_markup_falls_back_to_text() -> None:
         index=0, path="", html="", text="", element_ids=[], interactive_ids=[], tokens=0
     )
     assert extractive_gist(empty, 30) == "(empty)"
+
+
+LONG = (
+    'Search results for hiking boots; input "Search the whole store by keyword" id=1; '
+    'button "Search now and see results" id=2; "Waterproof leather hiking boots" id=3; '
+    '"Lightweight trail running shoes" id=4'
+)
+
+
+def chars(text: str) -> int:
+    return len(text)
+
+
+def test_a_cut_gist_shortens_its_words_before_it_drops_an_id() -> None:
+    cut = cut_gist(LONG, len(LONG) - 30, chars)
+    assert chars(cut) <= len(LONG) - 30
+    assert all(f"id={i}" in cut for i in range(1, 5))  # every id kept
+    assert "…" in cut and cut.startswith("Search results")
+    assert 'button "Search now' in cut  # kinds and the first words stay
+
+
+def test_a_gist_too_long_even_with_short_labels_loses_items_from_the_end() -> None:
+    shortest = shorten_labels(LONG, MIN_LABEL_CHARS)
+    cut = cut_gist(LONG, len(shortest) - 10, chars)
+    assert chars(cut) <= len(shortest) - 10 and cut.endswith("…")
+    assert "id=1" in cut and "id=4" not in cut
+
+
+def test_a_gist_that_names_no_control_is_cut_at_its_end_only() -> None:
+    prose = "the quick brown fox jumps over the lazy dog; and runs away"
+    assert shorten_labels(prose, 3) == prose and label_chars(prose) == 0
+    assert cut_gist(prose, 4, words) == "the quick brown …"
+
+
+def test_labels_are_cut_by_characters_in_scripts_without_spaces() -> None:
+    gist = 'おすすめのパートナーサイト情報; "並んでも食べたい人気ラーメン店の味" id=720'
+    short = shorten_labels(gist, 6)
+    assert short == 'おすすめのパ …; "並んでも食べ …" id=720'
+    assert label_chars(gist) == len("並んでも食べたい人気ラーメン店の味")
+
+
+def test_a_checkbox_takes_the_label_after_it_a_text_field_the_one_before() -> None:
+    html = (
+        "<label id=1>Your email</label><input id=2 type=text>"
+        "<input id=3 type=checkbox><label id=4>Woman</label>"
+        "<input id=5 type=checkbox><label id=6>Man</label><button id=7>Subscribe</button>"
+    )
+    gist = extractive_gist(fragment(html, ["2", "3", "5", "7"]), 30)
+    assert 'input "Your email" id=2' in gist
+    assert 'checkbox "Woman" id=3' in gist and 'checkbox "Man" id=5' in gist
+
+
+def test_the_lead_is_the_text_around_the_controls_and_wordless_controls_come_last() -> None:
+    html = (
+        "<div><a id=1></a>, <p>Shipping is free</p> <a id=2>Track my order</a>,"
+        " <a id=3>Returns</a></div>"
+    )
+    gist = extractive_gist(fragment(html, ["1", "2", "3"]), 30)
+    assert gist == 'Shipping is free; "Track my order" id=2; "Returns" id=3; id=1'
+
+
+def test_a_control_without_words_keeps_its_id_when_labels_are_cut() -> None:
+    gist = (
+        'Newsletter sign-up for our weekly offers; button id=61; "Privacy policy of the shop" id=62'
+    )
+    assert shorten_labels(gist, 5) == 'Newsl …; button id=61; "Priva …" id=62'
+
+
+def test_a_cut_that_ends_on_an_item_keeps_the_item() -> None:
+    gist = "alpha one; beta two; gamma three"
+    assert cut_gist(gist, len("alpha one; beta two …"), chars) == "alpha one; beta two …"
+
+
+def test_lead_and_controls_is_the_gist_up_to_its_last_form_control() -> None:
+    assert lead_and_controls(LONG) == (
+        'Search results for hiking boots; input "Search the whole store by keyword" id=1; '
+        'button "Search now and see results" id=2'
+    )
+    assert lead_and_controls('Links; "Home" id=1; "About" id=2') == ""

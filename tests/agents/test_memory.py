@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from webagent.agents.context import format_previous
+from webagent.gist.extractive import MIN_LABEL_CHARS, shorten_labels
 from webagent.html.fragment import Fragment
 from webagent.memory import fit_memory, gist_line, render_memory, shown_ids
-from webagent.tokens import truncate_to_tokens
+from webagent.tokens import estimate_tokens, truncate_to_tokens
 
 
 def chars(text: str) -> int:
@@ -71,6 +72,55 @@ def test_fit_memory_fits_under_any_counter() -> None:
     for budget in range(8, 60, 3):
         fitted = fit_memory(FRAGMENTS, gists, [2, 0], budget, words)
         assert words(fitted.text) <= budget, budget
+
+
+CONTROL_GISTS = [
+    f'Part {i} of the page; input "Search the store by keyword" id={i}1; '
+    f'button "Search now and see results" id={i}2; "Waterproof leather hiking boots" id={i}3'
+    for i in range(3)
+]
+
+
+def test_fit_memory_cuts_the_words_of_every_gist_before_any_id() -> None:
+    fragments = FRAGMENTS
+    whole = chars(render_memory(fragments, CONTROL_GISTS, []))
+    need = chars(
+        render_memory(fragments, [shorten_labels(g, MIN_LABEL_CHARS) for g in CONTROL_GISTS], [])
+    )
+    for budget in (need + 2, (need + whole) // 2, whole - 1):
+        fitted = fit_memory(fragments, CONTROL_GISTS, [], budget, chars)
+        assert chars(fitted.text) <= budget
+        assert all(f"id={i}{j}" in fitted.text for i in range(3) for j in (1, 2, 3)), budget
+        assert fitted.edits.gists_shortened and not fitted.edits.gists_displaced
+    # below that, items go (from the end of the longest gists), and the trace says which
+    tight = fit_memory(fragments, CONTROL_GISTS, [], need - 20, chars)
+    assert chars(tight.text) <= need - 20 and "id=01" in tight.text
+    assert not all(f"id={i}3" in tight.text for i in range(3))
+    assert tight.edits.gists_shortened == [0, 1, 2]
+
+
+def test_links_go_before_form_controls_across_gists() -> None:
+    links = "; ".join(f'"Link number {n}" id=9{n}' for n in range(8))
+    gists = [f"Menu; {links}", 'Sign in; input "Email" id=11; button "Go" id=12; ' + links, "Map"]
+    form_part = 'Sign in; input "Email" id=11; button "Go" id=12 …'
+    forms = chars(render_memory(FRAGMENTS, ["…", form_part, "Map"], []))
+    fitted = fit_memory(FRAGMENTS, gists, [], forms + 10, chars)
+    assert chars(fitted.text) <= forms + 10
+    assert "id=11" in fitted.text and "id=12" in fitted.text  # the form part stays whole
+    assert "id=97" not in fitted.text and fitted.edits.gists_shortened == [0, 1]
+
+
+def test_fit_memory_with_control_gists_fits_under_every_counter() -> None:
+    def words(text: str) -> int:
+        return len(text.split()) + text.count("\n")
+
+    for count in (chars, words, estimate_tokens):
+        whole = count(render_memory(FRAGMENTS, CONTROL_GISTS, [2]))
+        for budget in range(whole // 4, whole + 2, max(1, whole // 40)):
+            fitted = fit_memory(FRAGMENTS, CONTROL_GISTS, [2], budget, count)
+            assert count(fitted.text) <= budget, (count, budget)
+            changed = fitted.edits.gists_shortened or fitted.edits.gists_displaced
+            assert changed or fitted.text == render_memory(FRAGMENTS, CONTROL_GISTS, [2])
 
 
 def test_gist_line_numbers_parts_from_one() -> None:

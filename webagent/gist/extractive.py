@@ -1,21 +1,26 @@
 """Extractive gists: no model; what a fragment says and the controls a task may need, by id.
 
 A gist is built in order of what a task is likely to need, so that cutting it to a token
-budget (here or when the memory shares its room out, :func:`webagent.memory.shorten_gist`)
+budget (here or when the memory shares its room out, :func:`webagent.memory.fit_memory`)
 drops the least useful part first:
 
 1. headings and the first words of the visible text (what the part is about);
 2. form controls with the words a person would use for them (label, placeholder,
    aria-label, name, option names), then buttons, then selects;
 3. each run of navigation links collapsed into its heading and a count;
-4. the links themselves with their text, outside link runs first.
+4. the links themselves with their text, outside link runs first;
+5. controls without any words (nothing tells what they do), by kind and id.
 
-Items are separated by ``"; "`` so a cut falls between two of them.
+Items are separated by ``"; "`` so a cut falls between two of them. A gist over its budget
+(:func:`cut_gist`) loses prose words before ids: the lead text, link-run headings and control
+labels are cut to as few characters as it takes (down to ``MIN_LABEL_CHARS``), and only then are
+items dropped from the end, so a tight budget still names as many controls as it can hold.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from lxml import etree, html
@@ -25,21 +30,42 @@ from webagent.html.fragment import Fragment
 from webagent.model.calls import CallLog
 from webagent.tokens import TokenCounter, truncate_to_tokens
 
-__all__ = ["ExtractiveGister", "cut_gist", "extractive_gist"]
+__all__ = [
+    "ExtractiveGister",
+    "cut_gist",
+    "extractive_gist",
+    "label_chars",
+    "lead_and_controls",
+    "shorten_labels",
+]
 
 _SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"\w")
 #: elements whose content an HTML parser reads as raw text: an unclosed one would swallow the
 #: rest of the fragment, so they are read as plain elements (a textarea as a text input)
 _RAW_TEXT = re.compile(r"<(/?)(iframe|noscript|title|xmp|noembed|noframes)\b", re.I)
 _TEXTAREA = re.compile(r"<textarea\b", re.I)
 _FORM = {"input", "textarea", "select"}
+_BOXES = {"checkbox", "radio"}
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6", "legend", "caption", "label", "summary"}
 _LIST = {"ul", "ol", "nav", "menu", "dl", "table", "tbody"}
 _LABEL_ATTRS = ("aria-label", "placeholder", "title", "alt", "value", "name")
+#: of those, the ones written for people (a control's ``value`` and ``name`` come after its
+#: <label>)
+_HUMAN_ATTRS = _LABEL_ATTRS[:4]
 #: a run of at least this many links under one list is summarised as heading + count
 LINK_RUN = 4
 SEPARATOR = "; "
 ELLIPSIS = " …"
+#: a gist over its budget keeps this many characters of each label (about two words) before
+#: it loses items; labels are cut by characters, not words, so that scripts without spaces
+#: between words are cut too
+MIN_LABEL_CHARS = 12
+#: one rendered control (``kind "label" id=N``) and one link-run summary, as :func:`cut_gist`
+#: reads them back to shorten their labels
+_CONTROL_ITEM = re.compile(r'^(?P<head>(?P<kind>[\w:-]+ )?")(?P<label>.*)(?P<tail>" id=[^\s;]+)$')
+_BARE_ITEM = re.compile(r"^(?:[\w:-]+ )?id=[^\s;]+$")
+_RUN_ITEM = re.compile(r'^(?P<head>\d+ links under ")(?P<label>.*)(?P<tail>")$')
 
 
 def _words(text: str | None, n: int) -> str:
@@ -48,8 +74,8 @@ def _words(text: str | None, n: int) -> str:
     return " ".join(parts[:n]) + (ELLIPSIS if len(parts) > n else "")
 
 
-def _attr_label(el: etree._Element) -> str:
-    for name in _LABEL_ATTRS:
+def _attr_label(el: etree._Element, names: tuple[str, ...] = _LABEL_ATTRS) -> str:
+    for name in names:
         value = el.get(name)
         if value and value.strip() and not (name == "value" and el.get("type") == "hidden"):
             return value.strip()
@@ -60,15 +86,20 @@ def _text(el: etree._Element) -> str:
     return _SPACE.sub(" ", "".join(str(t) for t in el.itertext())).strip()
 
 
+def _is_box(el: etree._Element | None) -> bool:
+    return el is not None and el.tag == "input" and el.get("type") in _BOXES
+
+
 def _nearby_label(el: etree._Element) -> str:
-    """The <label> next to a form control: after it (unless that label leads the next
-    control), else before it, else around it."""
+    """The <label> next to a form control (compact HTML keeps no ``for``): a label between two
+    controls names the checkbox or radio before it (their label follows them), else the
+    control after it; otherwise the label before the control, else around it."""
     following, preceding = el.getnext(), el.getprevious()
     if following is not None and following.tag == "label":
         after = following.getnext()
-        if after is None or after.tag not in _FORM:
+        if _is_box(el) or after is None or after.tag not in _FORM:
             return _text(following)
-    if preceding is not None and preceding.tag == "label":
+    if preceding is not None and preceding.tag == "label" and not _is_box(preceding.getprevious()):
         return _text(preceding)
     parent = el.getparent()
     if parent is not None and parent.tag == "label":
@@ -95,7 +126,8 @@ def _form_control(el: etree._Element, element_id: str) -> _Control:
     kind = {"submit": "button", "image": "button", "text": "input"}.get(kind, kind)
     if tag == "input" and kind not in ("button", "checkbox", "radio"):
         kind = f"input:{kind}" if kind != "input" else "input"
-    names = [x for x in (_attr_label(el), _nearby_label(el)) if x]
+    machine = _attr_label(el, _LABEL_ATTRS[len(_HUMAN_ATTRS) :])
+    names = [x for x in (_attr_label(el, _HUMAN_ATTRS), _nearby_label(el), machine) if x]
     label = " / ".join(dict.fromkeys(names))
     if tag == "select":
         options = [_text(o) for o in el.iter("option") if _text(o)]
@@ -140,6 +172,24 @@ def _container(el: etree._Element) -> etree._Element | None:
     return None
 
 
+def _text_without(root: etree._Element, parts: list[etree._Element]) -> str:
+    """The words of ``root`` outside the ``parts`` (and what they hold), punctuation left
+    between them dropped."""
+    skip = set(parts)
+
+    def texts(el: etree._Element) -> Iterator[str]:
+        if el.text and isinstance(el.tag, str):
+            yield el.text
+        for child in el:
+            if child not in skip:
+                yield from texts(child)
+            if child.tail:
+                yield child.tail
+
+    words = _SPACE.sub(" ", " ".join(texts(root))).strip().split(" ")
+    return " ".join(word for word in words if _WORD.search(word))
+
+
 def _items(fragment: Fragment, words: int) -> list[str]:
     try:
         source = _TEXTAREA.sub('<input type="textarea"', _RAW_TEXT.sub(r"<\1span", fragment.html))
@@ -176,7 +226,14 @@ def _items(fragment: Fragment, words: int) -> list[str]:
             containers[id(container)] = container
     long_runs = {k for k, v in runs.items() if len(v) >= LINK_RUN}
     lead = " / ".join(dict.fromkeys(_words(h, 6) for h in headings[:2]))
-    items = [lead or _words(fragment.text, max(words // 3, 3))] if lead or fragment.text else []
+    if not lead:  # the words around the controls: theirs are in their items already
+        named = [el for el in root.iter() if el.get("id") in interactive or _covered(el)]
+        text = _text_without(root, named) if named else fragment.text
+        lead = _words(text, max(words // 3, 3)) if _WORD.search(text or "") else ""
+    items = [lead] if lead else []
+    unnamed = [c for c in forms + buttons + selects + [c for _, c in links] if not c.label]
+    forms, buttons, selects = ([c for c in group if c.label] for group in (forms, buttons, selects))
+    links = [(container, c) for container, c in links if c.label]
     items += [c.render() for c in forms + buttons] + [c.render(14) for c in selects]
     for key in long_runs:
         heading = _words(_run_heading(containers[key]), 5)
@@ -186,11 +243,54 @@ def _items(fragment: Fragment, words: int) -> list[str]:
     in_runs = {id(c) for k in long_runs for c in runs[k]}
     items += [c.render(4) for _, c in links if id(c) not in in_runs]
     items += [c.render(4) for _, c in links if id(c) in in_runs]
-    return items
+    return items + [c.render() for c in unnamed]
 
 
 def cut_gist(gist: str, max_tokens: int, count_tokens: TokenCounter) -> str:
-    """``gist`` within ``max_tokens``, cut between two items (else words), marked with ``…``."""
+    """``gist`` within ``max_tokens``: prose words go before ids, then items, marked with ``…``.
+
+    In a gist that names controls (``kind "label" id=N`` items, as :func:`extractive_gist`
+    renders them), the lead text, run headings and labels are first cut to the most
+    characters each (the same for all, at least ``MIN_LABEL_CHARS``) at which every item fits
+    (:func:`shorten_labels`). What is still too long is cut between two items (else between
+    words). A gist that names no control this way (a model's prose) is only cut at its end.
+    """
+    if count_tokens(gist) <= max_tokens:
+        return gist
+    low, high = MIN_LABEL_CHARS - 1, label_chars(gist) - 1
+    while low < high:  # the most characters per label at which the whole gist fits
+        middle = (low + high + 1) // 2
+        if count_tokens(shorten_labels(gist, middle)) <= max_tokens:
+            low = middle
+        else:
+            high = middle - 1
+    if low >= MIN_LABEL_CHARS and count_tokens(shorter := shorten_labels(gist, low)) <= max_tokens:
+        return shorter
+    return _cut_items(shorten_labels(gist, MIN_LABEL_CHARS), max_tokens, count_tokens)
+
+
+def label_chars(gist: str) -> int:
+    """The longest label or prose item (in characters) of a gist that names controls, else 0."""
+    items = gist.split(SEPARATOR)
+    if not _names_controls(items):
+        return 0
+    return max(len(_label_parts(item)[1]) for item in items)
+
+
+def shorten_labels(gist: str, chars: int) -> str:
+    """A gist that names controls with every label, run heading and prose item cut to
+    ``chars`` characters (ids and kinds kept); any other gist as it is."""
+    items = gist.split(SEPARATOR)
+    if not _names_controls(items):
+        return gist
+    shortened = []
+    for item in items:
+        head, label, tail = _label_parts(item)
+        shortened.append(head + (_shorter(label, chars) if label else label) + tail)
+    return SEPARATOR.join(shortened)
+
+
+def _cut_items(gist: str, max_tokens: int, count_tokens: TokenCounter) -> str:
     if count_tokens(gist) <= max_tokens:
         return gist
     room = max_tokens - count_tokens(ELLIPSIS)
@@ -198,10 +298,48 @@ def cut_gist(gist: str, max_tokens: int, count_tokens: TokenCounter) -> str:
         return ""
     head = truncate_to_tokens(gist, room, count_tokens)
     for boundary in (SEPARATOR, " "):
-        at = head.rfind(boundary)
+        at = gist[: len(head) + len(boundary)].rfind(boundary)  # the head may end an item
         if at > 0:
-            return head[:at].rstrip(" ;|") + ELLIPSIS
+            kept = gist[:at].rstrip(" ;|")
+            return kept if kept.endswith(ELLIPSIS) else kept + ELLIPSIS
     return ""
+
+
+def lead_and_controls(gist: str) -> str:
+    """The items of a gist up to its last form control, button or select with words (an
+    extractive gist names them before its links), or ``""`` if it names none."""
+    items = gist.split(SEPARATOR)
+    kinds = [n for n, item in enumerate(items) if (m := _CONTROL_ITEM.match(item)) and m["kind"]]
+    return SEPARATOR.join(items[: kinds[-1] + 1]) if kinds else ""
+
+
+def _names_controls(items: list[str]) -> bool:
+    return any(_CONTROL_ITEM.match(item) or _BARE_ITEM.match(item) for item in items)
+
+
+def _label_parts(item: str) -> tuple[str, str, str]:
+    """An item as (before its label, the label, after it); prose is all label, a control
+    without words has none."""
+    if _BARE_ITEM.match(item):
+        return item, "", ""
+    match = _CONTROL_ITEM.match(item) or _RUN_ITEM.match(item)
+    if match is None:
+        return "", item, ""
+    return match["head"], match["label"], match["tail"]
+
+
+def _shorter(text: str, n: int) -> str:
+    """``text`` in at most ``n`` characters (between words where one ends past the middle),
+    marked with ``…`` if it was (or now is) cut."""
+    marked = text.endswith(ELLIPSIS)
+    bare = text[: -len(ELLIPSIS)] if marked else text
+    if len(bare) <= n:
+        return text
+    head = bare[:n]
+    space = head.rfind(" ")
+    if bare[n] != " " and space >= n // 2:
+        head = head[:space]
+    return head.rstrip() + ELLIPSIS
 
 
 def extractive_gist(
@@ -225,7 +363,7 @@ class ExtractiveGister(Gister):
 
     @property
     def version_tag(self) -> str:
-        return "extractive@2"
+        return "extractive@3"
 
     def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
         count = log.model.count_tokens
