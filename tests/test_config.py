@@ -169,7 +169,7 @@ def _agent(config: RunConfig, window: int) -> PageAgent:
         [],
         ["--context-budget", "2048", "--max-lookup", "2"],
         ["--agent", "readagent-s", "--reserve-tokens", "200", "--depth", "5"],
-        ["--agent", "raw-html", "--context-budget", "600"],
+        ["--agent", "raw-html", "--context-budget", "1024"],
     ],
 )
 def test_segment_shows_what_act_segments(
@@ -221,7 +221,7 @@ def test_eval_config_manifest_with_replay_reproduces_predictions(
     data = _one_step_sample(tmp_path)
     first, again, cassette = tmp_path / "first", tmp_path / "again", tmp_path / "calls.jsonl"
     argv = ["eval", "--data", str(data), "--out", str(first), "--agent", "raw-html"]
-    budget = ["--context-budget", "512", "--n-ctx", "1024", "--bootstrap", "10"]
+    budget = ["--context-budget", "1024", "--n-ctx", "1024", "--bootstrap", "10"]
     flags = ["--model-path", str(local_model_path), "--no-gist-cache", "--no-progress"]
     flags += ["--report-steps", "3"]
     assert main([*argv, *budget, *flags, "--record", str(cassette)]) == 0
@@ -274,7 +274,7 @@ def test_act_and_demo_build_their_run_the_same_way(
     run_toml = write(
         tmp_path / "run.toml",
         f'[model]\nmodel_path = "{local_model_path}"\nn_ctx = 1024\n'
-        '[agent]\nagent = "raw-html"\ncontext_budget = 512\n[gist_cache]\nenabled = false\n',
+        '[agent]\nagent = "raw-html"\ncontext_budget = 1024\n[gist_cache]\nenabled = false\n',
     )
     cassette = tmp_path / "act.jsonl"
     act = ["act", "--page", str(page), "--task", "search", "--config", str(run_toml)]
@@ -291,7 +291,7 @@ def test_act_and_demo_build_their_run_the_same_way(
     data = _one_step_sample(tmp_path)
     out = tmp_path / "demo"
     argv = ["demo", "--agents", "raw-html", "--data", str(data), "--out", str(out)]
-    assert main([*argv, "--config", str(run_toml), "--context-budget", "512"]) == 0
+    assert main([*argv, "--config", str(run_toml), "--context-budget", "900"]) == 0
     assert "raw-html" in capsys.readouterr().out
     manifest = json.loads((out / "raw-html" / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["agent"]["context_budget"] == 512 and manifest["model"]["n_ctx"] == 1024
+    assert manifest["agent"]["context_budget"] == 900 and manifest["model"]["n_ctx"] == 1024

@@ -19,7 +19,9 @@ from webagent.contracts import Action, Op
 from webagent.errors import OutputParseError
 from webagent.model.base import Message, Request
 from webagent.model.calls import CallLog
+from webagent.model.client import Model
 from webagent.prompts import load_template
+from webagent.tokens import TokenCounter, truncate_to_tokens
 
 ACT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -32,6 +34,12 @@ ACT_SCHEMA: dict[str, Any] = {
 }
 #: above this many shown ids the schema leaves element_id free (validation still checks it)
 MAX_ENUM_IDS = 500
+#: a repair turn shows the error and the valid ids cut to these many tokens, so the room the
+#: act budget keeps for it (:func:`act_answer_room`) always holds it
+REPAIR_ANSWER_TOKENS = 48
+REPAIR_ERROR_TOKENS = 48
+REPAIR_IDS_TOKENS = 64
+REPAIR_IDS = 15
 _ID_PREFIX = re.compile(r"^(?:id\s*[=:]\s*)", re.I)
 
 
@@ -71,6 +79,31 @@ def parse_action(text: str, shown_ids: Sequence[str]) -> Action:
     return Action(element_id=element_id, op=op, value=value)
 
 
+def repair_turn(
+    answer: str, error: str, shown_ids: Sequence[str], count: TokenCounter
+) -> tuple[Message, ...]:
+    """The bad answer and the repair request that follow the act prompt, each part cut to
+    the size :func:`act_answer_room` keeps room for (an act answer is ~25 tokens of JSON)."""
+    valid = ", ".join(list(shown_ids)[:REPAIR_IDS]) or "(none)"
+    return (
+        Message(role="assistant", content=truncate_to_tokens(answer, REPAIR_ANSWER_TOKENS, count)),
+        *load_template("act_repair").render(
+            error=truncate_to_tokens(error, REPAIR_ERROR_TOKENS, count),
+            valid_ids=truncate_to_tokens(valid, REPAIR_IDS_TOKENS, count),
+        ),
+    )
+
+
+def act_answer_room(model: Model, answer_tokens: int, repair_attempts: int) -> int:
+    """Tokens an act prompt must leave free: the answer, and where a repair may follow, the
+    largest repair turn (:func:`repair_turn`: the bad answer echoed, the error, the ids)."""
+    if repair_attempts == 0:
+        return answer_tokens
+    filler = "word " * 4 * max(REPAIR_ANSWER_TOKENS, REPAIR_ERROR_TOKENS, REPAIR_IDS_TOKENS)
+    largest = repair_turn(filler, filler, [filler], model.count_tokens)
+    return answer_tokens + model.count_message_tokens(largest)
+
+
 def act_messages(task: str, previous: str, page: str) -> tuple[tuple[Message, ...], str]:
     template = load_template("act")
     return template.render(task=task, previous_actions=previous, page=page), template.version_tag
@@ -94,7 +127,6 @@ def predict_action(
         phase="act",
         prompt_version=prompt_version,
     )
-    repair = load_template("act_repair")
     error = ""
     for attempt in range(repair_attempts + 1):
         answer = log.generate(request).text
@@ -102,16 +134,7 @@ def predict_action(
             return ActResult(action=parse_action(answer, shown_ids), repairs=attempt)
         except OutputParseError as exc:
             error = str(exc)
-        valid = ", ".join(list(shown_ids)[:30]) or "(none)"
-        request = request.model_copy(
-            update={
-                "messages": (
-                    *messages,
-                    Message(role="assistant", content=answer),
-                    *repair.render(error=error, valid_ids=valid),
-                ),
-                "phase": "repair",
-            }
-        )
+        turn = repair_turn(answer, error, shown_ids, log.model.count_tokens)
+        request = request.model_copy(update={"messages": (*messages, *turn), "phase": "repair"})
     error_class = "invalid_id" if "not an id shown" in error else "invalid_output"
     return ActResult(action=None, error=error, error_class=error_class, repairs=repair_attempts)

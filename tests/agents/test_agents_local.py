@@ -34,8 +34,8 @@ def test_agent_returns_a_valid_action_with_the_local_model(
     )
     assert trace.prompt_tokens + settings.act_max_tokens <= budget
     assert trace.error_class != "memory_over_budget"
-    for call in trace.calls:  # every prompt counted with the model's tokenizer fits
-        assert call.phase == "repair" or call.input_tokens <= budget, call.phase
+    for call in trace.calls:  # every prompt counted with the model's tokenizer fits, repairs too
+        assert call.input_tokens <= budget, call.phase
     if not trace.shown_element_ids:
         # the model's look-up reopened nothing and its gists name no id: nothing to act on
         assert agent not in ("raw-html", "retrieval")

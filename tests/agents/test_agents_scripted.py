@@ -11,7 +11,7 @@ import pytest
 
 from webagent.agents.registry import AGENT_NAMES, AgentSettings, build_agent
 from webagent.contracts import Observation, Op, StepTrace
-from webagent.errors import FatalModelError
+from webagent.errors import ConfigError, FatalModelError
 from webagent.gist.cache import GistCache
 from webagent.model.base import Request
 from webagent.model.client import Model
@@ -150,18 +150,29 @@ def test_gist_cache_means_no_fragment_is_gisted_twice(tmp_path: Path, flights_ht
 
 @pytest.mark.parametrize("agent", AGENT_NAMES)
 def test_every_agent_keeps_the_prompt_inside_the_budget(agent: str, flights_html: str) -> None:
-    budget = 1200
-    backend = scripted(act=lambda r: '{"element_id": "x", "op": "CLICK", "value": ""}')
-    trace = run_step(
-        agent, backend, flights_html * 3, context_budget=budget, max_lookup=2, repair_attempts=0
-    )
+    budget = 1500
+    # an answer naming an id never shown, as long as a reply can be: the repair turn echoes it
+    bad = '{"element_id": "x", "op": "CLICK", "value": ""}' + " padding" * 400
+    backend = scripted(act=lambda r: bad)
+    trace = run_step(agent, backend, flights_html * 3, context_budget=budget, max_lookup=2)
     # "x" is never shown; gist-only shows no id at all (the scripted gists name none), nor
     # do raw-html-paper and mindact (they read the page's backend_node_id: this one has none)
     no_ids = agent in ("gist-only", "raw-html-paper", "mindact")
     assert trace.error_class == ("no_ids_shown" if no_ids else "invalid_id")
+    phases = {request.phase for request in backend.requests}
+    assert ("repair" in phases) == (not no_ids)  # the repair turn is inside the budget too
     for request in backend.requests:
         used = backend.count_message_tokens(request.messages) + request.max_tokens
         assert used <= budget, (request.phase, used)
+
+
+@pytest.mark.parametrize("agent", ["raw-html", "readagent-p"])
+def test_a_budget_with_no_room_for_the_page_is_a_config_error(agent: str) -> None:
+    model = Model(scripted(), sleep=lambda _: None)
+    with pytest.raises(ConfigError, match=r"context budget 600 leaves no room for the page"):
+        build_agent(AgentSettings(agent=agent, context_budget=600), model)
+    # without a repair turn to keep room for, a little more holds a page
+    build_agent(AgentSettings(agent="raw-html", context_budget=700, repair_attempts=0), model)
 
 
 def test_raw_html_cuts_the_page_to_the_budget(flights_html: str) -> None:

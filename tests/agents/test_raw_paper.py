@@ -43,21 +43,21 @@ def test_the_page_is_shown_as_given_with_ids_named_id() -> None:
 
 def test_the_act_prompt_shows_a_prefix_of_the_given_page_cut_to_the_budget() -> None:
     task, html, _gold = _first_step()
-    trace, backend = _step("raw-html-paper", html, task, 768)
+    trace, backend = _step("raw-html-paper", html, task, 1024)
     assert trace.error is None, trace.error  # type: ignore[attr-defined]
     memory = trace.memory  # type: ignore[attr-defined]
     whole = paper_page_text(html)
     assert whole.startswith(memory) and 0 < len(memory) < len(whole)
     # the act prompt stays inside the budget, and the action is one of the shown ids
-    assert trace.prompt_tokens + 96 <= 768  # type: ignore[attr-defined]
+    assert trace.prompt_tokens + 96 <= 1024  # type: ignore[attr-defined]
     assert trace.action.element_id in trace.shown_element_ids  # type: ignore[attr-defined]
     assert backend.requests[0].messages[-1].content.count(memory) == 1
 
 
 def test_it_differs_from_the_compact_raw_html_agent() -> None:
     task, html, _gold = _first_step()
-    paper, _ = _step("raw-html-paper", html, task, 768)
-    compact, _ = _step("raw-html", html, task, 768)
+    paper, _ = _step("raw-html-paper", html, task, 1536)
+    compact, _ = _step("raw-html", html, task, 1536)
     # the given page spends the same budget on fewer elements than the compact rendering
     assert len(paper.shown_element_ids) < len(compact.shown_element_ids)  # type: ignore[attr-defined]
     assert "backend_node_id" not in paper.memory  # type: ignore[attr-defined]

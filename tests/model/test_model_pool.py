@@ -189,7 +189,7 @@ def test_two_llama_servers_one_killed_mid_eval_every_step_scored_once(
 
         killer = threading.Thread(target=kill_a_after_its_first_answer, daemon=True)
         killer.start()
-        agent = build_agent(AgentSettings(agent="raw-html", context_budget=512), model)
+        agent = build_agent(AgentSettings(agent="raw-html", context_budget=1024), model)
         subject = EvalSubject(agent, {"agent": "raw-html"}, settings.manifest(), {"model": "m"})
         out = tmp_path / "run"
         # one step at a time: llama-cpp-python's server answers a tokenize call only between

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from webagent.act import act_answer_room
 from webagent.agents.settings import AgentSettings
 from webagent.errors import ConfigError
 from webagent.html.budget import plan_segmentation
@@ -49,20 +50,35 @@ def reopen_header_tokens(count: TokenCounter) -> int:
     return count(_TYPICAL_HEADER)
 
 
+#: the least room for the page an act prompt may leave
+MIN_PAGE_TOKENS = 128
+
+
 def segment_settings(
     settings: AgentSettings, model: Model, shows_gists: bool = True
 ) -> SegmentSettings:
     """The segmentation plan for ``settings``' budget under the model's counter.
 
     A budget too small for gists plus reopened fragments is a ConfigError for an agent that
-    shows gists; one that shows none (raw HTML) then segments with the defaults.
+    shows gists; one that shows none (raw HTML) then segments with the defaults, and a budget
+    that leaves it no room for the page at all is a ConfigError too.
     """
     count = model.count_tokens
+    # the act answer, and a repair turn where one may follow (webagent.act)
+    answer_room = act_answer_room(model, settings.act_max_tokens, settings.repair_attempts)
+    window = context_budget(settings, model)
+    reserved = settings.reserve_tokens + answer_room + SAFETY_MARGIN
+    if window - reserved < MIN_PAGE_TOKENS:
+        raise ConfigError(
+            f"context budget {window} leaves no room for the page: the instructions, task and "
+            f"previous actions (reserve_tokens={settings.reserve_tokens}) and the answer with any "
+            f"repair turn ({answer_room}) take {reserved} tokens"
+        )
     try:
         return plan_segmentation(
-            context_window=context_budget(settings, model),
+            context_window=window,
             gist_tokens=gist_line_tokens(settings, count),
-            reserved_tokens=settings.reserve_tokens + settings.act_max_tokens + SAFETY_MARGIN,
+            reserved_tokens=reserved,
             max_reopen=settings.max_lookup,
             depth=settings.depth,
             reopen_header_tokens=reopen_header_tokens(count),

@@ -14,7 +14,7 @@ import time
 from abc import abstractmethod
 from dataclasses import dataclass, field
 
-from webagent.act import act_messages, predict_action
+from webagent.act import act_answer_room, act_messages, predict_action
 from webagent.agents.context import (
     format_previous,
     page_budget,
@@ -113,7 +113,9 @@ class PageAgent(Agent):
         history = previous_budget(self.settings, self.model)
         previous, dropped = format_previous(observation.previous_actions, history, count)
         budget_empty, _ = act_messages(observation.task, previous, "")
-        budget = page_budget(self.model, self.settings, budget_empty, self.settings.act_max_tokens)
+        settings = self.settings
+        answer_room = act_answer_room(self.model, settings.act_max_tokens, settings.repair_attempts)
+        budget = page_budget(self.model, settings, budget_empty, answer_room)
 
         t0 = time.perf_counter()
         room = reopen_room(self.settings, self.segment_plan, count)
