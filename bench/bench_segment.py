@@ -6,8 +6,9 @@ interleaved and repeated (the minimum of ``--repeat`` runs is kept, the median i
 * ``lxml``   ``lxml.html.fromstring(bytes)``: a bare parse, the floor;
 * ``bs4``    ``BeautifulSoup(bytes, "html.parser")``;
 * ``bs4lx``  ``BeautifulSoup(bytes, "lxml")``;
-* ``ours``   ``segment_html(bytes, SegmentSettings())``: parse + clean + segment, split into
-  ``parse`` / ``clean`` / ``segment`` stages.
+* ``ours``   ``segment_html(bytes, settings)``: parse + clean + segment, split into
+  ``parse`` / ``clean`` / ``segment`` stages; ``settings`` are ``SegmentSettings()`` or, with
+  ``--plan agents``, the agents' own plan for an 8K window (``pagetime.agent_plan``).
 
 Prints one row per page and totals per MB; ``--out`` writes all of it as JSON; ``--profile``
 adds a cProfile of ``ours`` over all pages; ``--depth-table`` prints fragment counts at depth
@@ -36,6 +37,7 @@ from typing import Any
 import lxml.html
 from benchkit import REPO, markdown_table, provenance
 from bs4 import BeautifulSoup
+from pagetime import agent_plan
 
 from webagent.html.budget import plan_segmentation
 from webagent.html.clean import clean_page
@@ -44,8 +46,14 @@ from webagent.html.parse import parse_html
 from webagent.html.segment import segment_html, segment_page
 
 DEFAULT_FOLDER = Path(__file__).resolve().parents[2] / "shared" / "pages"
-SETTINGS = SegmentSettings()
+DEFAULTS = SegmentSettings()
 PLAN_8K = plan_segmentation(8192, 72, 1024, 5)
+#: what ``--plan`` times: its settings, how the summary names them, the summary's file name
+PLANS: dict[str, tuple[Callable[[], SegmentSettings], str, str]] = {
+    "default": (SegmentSettings, "SegmentSettings() defaults", "page_speed"),
+    "agents": (agent_plan, "the agents' plan for an 8K window", "page_speed_agents"),
+}
+SETTINGS = DEFAULTS  # the settings timed; main() sets them from --plan
 
 
 def _now() -> tuple[float, float]:
@@ -136,7 +144,9 @@ def per_mib(rows: list[dict[str, Any]], field: str) -> dict[str, float]:
     return {k: sum(r[field][k] for r in rows) / mib for k in rows[0][field]}
 
 
-def summary(runs: dict[str, list[dict[str, Any]]], repeat: int) -> tuple[str, dict[str, Any]]:
+def summary(
+    runs: dict[str, list[dict[str, Any]]], repeat: int, plan: str = "default"
+) -> tuple[str, dict[str, Any]]:
     """Markdown and JSON: ms/MiB (wall and CPU) and the ratio to a bare lxml parse, per code
     tree; each tree's ratio uses the lxml parse timed in its own process, interleaved."""
     lines, data = [], {}
@@ -158,7 +168,7 @@ def summary(runs: dict[str, list[dict[str, Any]]], repeat: int) -> tuple[str, di
     mib = sum(float(r["kb"]) for r in first) / 1024
     text = (
         f"## Page processing speed ({len(first)} pages of ../shared/pages, {mib:.1f} MiB, best "
-        f"of {repeat}, SegmentSettings() defaults)\n\n"
+        f"of {repeat}, {PLANS[plan][1]})\n\n"
         + markdown_table(
             ["code", "run", "wall ms/MiB", "CPU ms/MiB", "wall ÷ lxml", "CPU ÷ lxml"], lines
         )
@@ -170,11 +180,14 @@ def summary(runs: dict[str, list[dict[str, Any]]], repeat: int) -> tuple[str, di
     return text, data
 
 
-def measure_tree(code: Path, folder: Path, repeat: int, out: Path) -> list[dict[str, Any]]:
+def measure_tree(
+    code: Path, folder: Path, repeat: int, out: Path, plan: str = "default"
+) -> list[dict[str, Any]]:
     """This script's timing run in a subprocess importing webagent from ``code``."""
     env = {**os.environ, "PYTHONPATH": str(code)}
     subprocess.run(
-        [sys.executable, __file__, str(folder), "--repeat", str(repeat), "--out", str(out)],
+        [sys.executable, __file__, str(folder), "--repeat", str(repeat), "--out", str(out),
+         "--plan", plan],
         env=env, check=True, capture_output=True,
     )  # fmt: skip
     rows: list[dict[str, Any]] = json.loads(out.read_text())["pages"]
@@ -195,7 +208,7 @@ def depth_table(paths: list[Path]) -> list[dict[str, object]]:
         data = path.read_bytes()
         page = clean_page(data)
         raw = [raw_subtrees(data, d) for d in (5, 6, 7)]
-        free = [segment_page(page, SETTINGS.model_copy(update={"depth": d})) for d in (5, 6, 7)]
+        free = [segment_page(page, DEFAULTS.model_copy(update={"depth": d})) for d in (5, 6, 7)]
         plan = [segment_page(page, PLAN_8K.model_copy(update={"depth": d})) for d in (5, 6, 7)]
         over = [sum(f.oversized for f in r.fragments) for r in plan]
         counts = [len(r.fragments) for r in free], [len(r.fragments) for r in plan]
@@ -204,7 +217,7 @@ def depth_table(paths: list[Path]) -> list[dict[str, object]]:
               f"{counts[1][1]:3} {counts[1][2]:3} | {over}")  # fmt: skip
         rows.append({"page": path.name, "tokens": free[1].page_tokens, "raw_subtrees": raw,
                      "default": counts[0], "plan_8k": counts[1], "oversized_8k": over})  # fmt: skip
-    print(f"default: {SETTINGS.model_dump()}")
+    print(f"default: {DEFAULTS.model_dump()}")
     print(f"8K plan: {PLAN_8K.model_dump()}")
     return rows
 
@@ -226,7 +239,16 @@ def main() -> None:
     parser.add_argument(
         "--baseline", default=None, help="git revision for --summary (default: main merge-base)"
     )
+    parser.add_argument(
+        "--plan",
+        choices=sorted(PLANS),
+        default="default",
+        help="segmentation settings timed: SegmentSettings() or the agents' 8K plan "
+        "(%(default)s); --summary writes <name>.md/.json after the plan",
+    )
     args = parser.parse_args()
+    global SETTINGS  # noqa: PLW0603  # one plan per process, read by the timing functions
+    SETTINGS = PLANS[args.plan][0]()
     if args.summary:
         write_summary(args)
         return
@@ -261,13 +283,14 @@ def write_summary(args: argparse.Namespace) -> None:
         work = Path(tmp)
         code = unpack(baseline, work / "baseline")
         runs = {
-            "ours": measure_tree(REPO, args.folder, args.repeat, work / "ours.json"),
-            label: measure_tree(code, args.folder, args.repeat, work / "base.json"),
+            "ours": measure_tree(REPO, args.folder, args.repeat, work / "ours.json", args.plan),
+            label: measure_tree(code, args.folder, args.repeat, work / "base.json", args.plan),
         }
-    text, data = summary(runs, args.repeat)
+    text, data = summary(runs, args.repeat, args.plan)
     command = "PYTHONPATH=. python bench/bench_segment.py --repeat "
     command += f"{args.repeat} --summary {args.summary}"
     command += f" --baseline {args.baseline}" if args.baseline else ""
+    command += f" --plan {args.plan}" if args.plan != "default" else ""
     text += f"\n\nCommand: `{command}`"
     args.summary.mkdir(parents=True, exist_ok=True)
     payload = {
@@ -275,8 +298,9 @@ def write_summary(args: argparse.Namespace) -> None:
         "per_mib": data,
         "pages": runs,
     }
-    (args.summary / "page_speed.json").write_text(json.dumps(payload, indent=1) + "\n")
-    (args.summary / "page_speed.md").write_text(text + "\n")
+    name = PLANS[args.plan][2]
+    (args.summary / f"{name}.json").write_text(json.dumps(payload, indent=1) + "\n")
+    (args.summary / f"{name}.md").write_text(text + "\n")
     print(text)
 
 

@@ -24,6 +24,7 @@ SECTIONS = (
     ("prefix_share", "Prompt-prefix reuse", "issue 11"),
     ("plan_accuracy", "The cost plan beside what a run spent", "issue 11"),
     ("page_speed", "Page processing speed against a bare lxml parse", "issue 11"),
+    ("page_speed_agents", "Page processing speed under the agents' 8K plan", "issue 11"),
     ("sweep_intent", "Budget sweep over the intent tasks, every agent", "issue 12"),
     ("stability", "Test stability: the model, fault and eval folders run in a row", "issue 8"),
 )

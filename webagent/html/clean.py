@@ -46,7 +46,7 @@ class CleanPage:
 
     @property
     def element_ids(self) -> list[str]:
-        return [self.ids[i] for i in self.kept_nodes]
+        return list(map(self.ids.__getitem__, self.kept_nodes))
 
     @property
     def interactive_ids(self) -> list[str]:
@@ -63,23 +63,26 @@ class CleanPage:
         ``start`` are left out so the result never starts with a dangling ``</tag>``."""
         pieces = self.pieces[start:stop]
         if start < stop:
+            p_open, p_end, parent = self.p_open, self.p_end, self.parent
             node = self.owner[start]
             while node >= 0:
-                close = self.p_end[node] - 1
+                close = p_end[node] - 1
+                if close >= stop:
+                    break  # and so for every ancestor above: their close tags come later
                 if (
-                    self.p_open[node] < start <= close < stop
+                    p_open[node] < start <= close
                     and self.kept[node]
                     and self.tags[node] not in rules.VOID_TAGS
                 ):
                     pieces[close - start] = " "  # keeps the words around it apart
-                node = self.parent[node]
+                node = parent[node]
         return "".join(pieces).strip()
 
     def text(self, start: int, stop: int) -> str:
         """Visible text of pieces ``[start, stop)``: every tag read as a space, whitespace
         collapsed, ``&lt;`` (the one escape in text) undone. Text pieces never start with
         ``<``, tags always do."""
-        joined = "".join([" " if p[:1] == "<" else p for p in self.pieces[start:stop]])
+        joined = "".join([" " if p and p[0] == "<" else p for p in self.pieces[start:stop]])
         return " ".join(joined.split()).replace("&lt;", "<")
 
     def html(self) -> str:
@@ -147,15 +150,19 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
     )
     stack: list[int] = [-1]  # open elements, under a sentinel for "no parent"
     shown: list[bool] = [True]  # their inherited CSS visibility, beside them
-    watched, drop, text_tags, opaque = (
+    watched, drop, text_tags, opaque, stop = (
         rules.WATCHED_ATTRS,
         rules.DROP_TAGS,
         rules.TEXT_TAGS,
         rules.OPAQUE_TAGS,
+        _STOP_TAGS,
     )
     void, id_attr, active_tags = rules.VOID_TAGS, rules.ID_ATTR, rules.INTERACTIVE_TAGS
-    open_tag = rules.open_tag
+    open_tag, shown_keys, is_hidden = rules.open_tag, rules.SHOWN_KEYS, rules.is_hidden
+    hiding, activating, keeping = rules.HIDING_KEYS, rules.ACTIVE_KEYS, rules.KEEPING_ATTRS
     no_attrs: dict[str, str] = {}
+    numbered = _NUMBERED  # "n<k>" made once per process: the f-string costs 5 % of the walk
+    known = len(numbered)
     ordinal = 0
     skipped = False  # the next event is the end of a skipped element
     walker = etree.iterwalk(root, events=("start", "end"))
@@ -169,7 +176,12 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
                 shown.pop()
                 if kept[index]:  # interactive, salient or (set below) with own text
                     tag = tags[index]
-                    pieces[p_open[index]] = open_tag(tag, ids[index], attrs_of[index])
+                    attrs = attrs_of[index]
+                    pieces[p_open[index]] = (
+                        open_tag(tag, ids[index], attrs)
+                        if attrs and not shown_keys.isdisjoint(attrs)
+                        else f"<{tag} id={ids[index]}>"
+                    )
                     if tag not in void:
                         pieces.append(f"</{tag}>")
                         owner.append(index)
@@ -178,7 +190,7 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
                     separate = True
                 end[index] = len(tags)
                 p_end[index] = len(pieces)
-                up = parent[index]
+                up = stack[-1]
                 if up >= 0 and height[index] > height[up]:
                     height[up] = height[index]
             tail = el.tail
@@ -193,27 +205,26 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
         ordinal += 1
         tag = el.tag
         # three in four elements carry attributes, one in four a watched one
-        attrs = (
-            no_attrs
-            if watched.isdisjoint(el.keys())
-            else {k: v for k, v in el.items() if k in watched}
-        )
+        keys = el.keys()
+        if watched.isdisjoint(keys):
+            attrs = no_attrs
+        else:
+            get = el.get
+            attrs = {k: get(k) for k in keys if k in watched}
         visible = shown[-1]
         if attrs and "style" in attrs:
             own = rules.visibility(attrs)
             visible = visible if own is None else own
         if (
-            tag in drop
-            or (tag in text_tags and stack[-1] >= 0)
-            or not isinstance(tag, str)
-            or (attrs and rules.is_hidden(tag, attrs))
+            (tag in stop and (tag in drop or stack[-1] >= 0 or not isinstance(tag, str)))
+            or (attrs and not hiding.isdisjoint(attrs) and is_hidden(tag, attrs))
             or (not visible and not _may_show(el))
         ):
             if (
                 tag in text_tags
                 and stack[-1] >= 0
                 and visible
-                and not (attrs and rules.is_hidden(tag, attrs))
+                and not (attrs and is_hidden(tag, attrs))
             ):
                 _mind2web_text(page, stack[-1], el.text)
             skipped = True
@@ -223,16 +234,26 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
             continue
         index = len(tags)
         tags.append(tag)
-        ids.append(attrs.get(id_attr) or f"n{ordinal}" if attrs else f"n{ordinal}")
-        if not visible:  # visibility: hidden, with a descendant that may be visible again
-            active = False
-            kept.append(False)
-        elif attrs:
-            active = tag in active_tags or rules.is_interactive(tag, attrs)
-            kept.append(active or keep_wrappers or rules.has_keeping_attr(attrs))
+        if not attrs:
+            ids.append(numbered[ordinal] if ordinal < known else f"n{ordinal}")
+            active = visible and tag in active_tags
+            kept.append(active or (visible and keep_wrappers))
         else:
-            active = tag in active_tags
-            kept.append(active or keep_wrappers)
+            ids.append(
+                attrs.get(id_attr) or (numbered[ordinal] if ordinal < known else f"n{ordinal}")
+            )
+            if not visible:  # visibility: hidden, with a descendant that may be visible again
+                active = False
+                kept.append(False)
+            else:
+                active = tag in active_tags or (
+                    not activating.isdisjoint(attrs) and rules.is_interactive(tag, attrs)
+                )
+                kept.append(
+                    active
+                    or keep_wrappers
+                    or (not keeping.isdisjoint(attrs) and rules.has_keeping_attr(attrs))
+                )
         interactive.append(active)
         attrs_of.append(attrs)
         level = len(stack) - 1
@@ -253,13 +274,34 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
             continue
         text = el.text
         if text and visible and not text.isspace():
-            pieces.append(_text_piece(text, lead=False))
+            clean = " ".join(text.split())  # _text_piece(text, lead=False), inlined
+            if "<" in clean:
+                clean = clean.replace("<", "&lt;")
+            pieces.append(clean + " " if text[-1].isspace() else clean)
             owner.append(index)
             kept[index] = True
     page.kept_nodes = [i for i, k in enumerate(kept) if k]
     page.kept_starts = [p_open[i] for i in page.kept_nodes]
     page.kept_before = [0, *accumulate(kept)]
+    if ordinal >= known and known < _NUMBERED_MAX:
+        _number(ordinal + 1)
     return page
+
+
+_NUMBERED_MAX = 1 << 16  # ~4 MB of strings at most
+_NUMBERED: list[str] = []  # _NUMBERED[k] == f"n{k}", for the k seen so far
+
+
+def _number(count: int) -> None:
+    """Make ``_NUMBERED`` hold the ids of the first ``count`` ordinals (up to the cap); the
+    list is replaced, never changed, so a walk in another thread keeps a consistent one."""
+    global _NUMBERED  # noqa: PLW0603
+    _NUMBERED = [f"n{k}" for k in range(min(max(count, 2 * len(_NUMBERED)), _NUMBERED_MAX))]
+
+
+# tags that stop the walk at an element: junk, Mind2Web's <text> (below the root) and the
+# tags lxml gives comments, processing instructions and entities (not strings)
+_STOP_TAGS = rules.DROP_TAGS | rules.TEXT_TAGS | {etree.Comment, etree.PI, etree.Entity}
 
 
 _COUNT_DESCENDANTS = etree.XPath("count(descendant::*)")  # compiled once: el.xpath is 100x slower

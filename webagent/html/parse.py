@@ -59,14 +59,29 @@ def to_utf8(data: bytes | str, encoding: str | None = None) -> bytes:
     if isinstance(data, str):
         return data.encode("utf-8", errors="replace")
     detected, skip = detect_encoding(data, encoding)
-    if skip == 0 and codecs.lookup(detected).name == "utf-8":
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            pass  # not UTF-8 after all: decode_html falls back to windows-1252
-        else:
-            return data
+    if skip == 0 and codecs.lookup(detected).name == "utf-8" and _is_utf8(data):
+        return data
+    # not UTF-8 after all (decode_html falls back to windows-1252), or another encoding
     return decode_html(data, encoding).encode("utf-8", errors="replace")
+
+
+_CHECK_CHUNK = 1 << 15
+
+
+def _is_utf8(data: bytes) -> bool:
+    """Whether ``data`` decodes as strict UTF-8. Checked in chunks: decoding a whole page at
+    once allocates (and frees) a string as large as the page, which costs twice as much."""
+    if data.isascii():
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for start in range(0, len(data), _CHECK_CHUNK):
+            decoder.decode(view[start : start + _CHECK_CHUNK])
+        decoder.decode(b"", True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def parse_html(data: bytes | str, encoding: str | None = None) -> etree._Element:

@@ -64,6 +64,9 @@ KEEPING_ATTRS = frozenset(SHOWN_ATTRS) - BOOLEAN_ATTRS - {"type"}
 # attributes that matter to the cleaner, looked at once per element
 WATCHED_ATTRS = frozenset(SHOWN_ATTRS) | {"hidden", "aria-hidden", "style", "id", ID_ATTR}
 MAX_ATTR_CHARS = 100
+# the only keys each test below reads: an element with none of them passes it without a call
+HIDING_KEYS = frozenset({"hidden", "aria-hidden", "type", "style"})  # is_hidden
+ACTIVE_KEYS = frozenset({"onclick", "role", "contenteditable"})  # is_interactive, beyond the tag
 
 
 def is_hidden(tag: str, attrs: dict[str, str]) -> bool:

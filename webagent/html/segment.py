@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from itertools import compress
 
 from lxml import etree
 
@@ -120,13 +121,14 @@ def _fragment(
 ) -> Fragment:
     html, tokens = _rendered(page, group, counter, settings.max_fragment_tokens)
     nodes = page.nodes_between(group.start, group.stop)
+    element_ids = list(map(page.ids.__getitem__, nodes))
     return Fragment(
         index=index,
         path=namer.path(group.start, group.stop),
         html=html,
         text=page.text(group.start, group.stop),
-        element_ids=[page.ids[i] for i in nodes],
-        interactive_ids=[page.ids[i] for i in nodes if page.interactive[i]],
+        element_ids=element_ids,
+        interactive_ids=list(compress(element_ids, map(page.interactive.__getitem__, nodes))),
         tokens=tokens,
         oversized=tokens > settings.max_fragment_tokens,
     )

@@ -10,10 +10,9 @@ document order.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from itertools import accumulate, compress, pairwise
-from operator import not_
+from itertools import accumulate
 
 from webagent.html.clean import CleanPage
 from webagent.tokens import ESTIMATE_TOKENS_PER_BYTE
@@ -50,79 +49,70 @@ class Sizer:
         return self.count_tokens("".join(self.page.pieces[start:stop]))
 
 
-def _utf8_sizes(pieces: list[str]) -> list[int]:
-    """UTF-8 byte length of every piece (C-level loops; only non-ASCII pieces are encoded)."""
-    sizes = list(map(len, pieces))
-    ascii_flags = list(map(str.isascii, pieces))
-    if not all(ascii_flags):
-        for i in compress(range(len(pieces)), map(not_, ascii_flags)):
-            sizes[i] = len(pieces[i].encode("utf-8"))
-    return sizes
+def _utf8_sizes(pieces: list[str]) -> Iterator[int]:
+    """UTF-8 byte length of every piece (a C-level loop: encoding is cheaper than telling
+    the ASCII pieces apart first)."""
+    return map(len, map(str.encode, pieces))
 
 
 def split_units(page: CleanPage, node: int, split_depth: int, sizer: Sizer) -> list[Unit]:
     """Units covering the subtree of ``node``, cut at ``split_depth``."""
     units: list[Unit] = []
-    cursor = page.p_open[node]
-    index, stop = node, page.end[node]
-    depth, height, end = page.depth, page.height, page.end
+    depth, height, end, p_open, p_end = page.depth, page.height, page.end, page.p_open, page.p_end
+    kept_before, parent, tokens = page.kept_before, page.parent, sizer.tokens
+    cursor = p_open[node]
+    index, stop = node, end[node]
     while index < stop:
         if depth[index] >= split_depth or height[index] < split_depth:
-            start = page.p_open[index]
+            start = p_open[index]
             if start > cursor:
                 units.extend(_gap(page, cursor, start, sizer))
-            units.append(_core(page, index, sizer))
-            cursor = page.p_end[index]
-            index = end[index]
+            after, cursor = end[index], p_end[index]
+            # a core unit; text inside a subtree always belongs to a kept element of it
+            content = kept_before[after] > kept_before[index]
+            units.append(
+                Unit(start, cursor, tokens(start, cursor), index, False, content, parent[index])
+            )
+            index = after
         else:
             index += 1
-    if page.p_end[node] > cursor:
-        units.extend(_gap(page, cursor, page.p_end[node], sizer))
+    if p_end[node] > cursor:
+        units.extend(_gap(page, cursor, p_end[node], sizer))
     return units
-
-
-def _core(page: CleanPage, node: int, sizer: Sizer) -> Unit:
-    start, stop = page.p_open[node], page.p_end[node]
-    # text inside a subtree always belongs to a kept element of that subtree
-    content = page.kept_before[page.end[node]] > page.kept_before[node]
-    tokens = sizer.tokens(start, stop)
-    return Unit(start, stop, tokens, node, False, content, page.parent[node])
 
 
 def _gap(page: CleanPage, start: int, stop: int, sizer: Sizer) -> list[Unit]:
     """The gap's pieces as small units: one per ancestor open tag (with the text that follows
     it; these go with what comes after) and one per run of close tags and tail text (these go
-    with what came before)."""
-    pieces, owner, p_open = page.pieces, page.owner, page.p_open
-    if not any(pieces[start:stop]):
-        return []  # only unwrapped elements: nothing to place
-    cuts = [start]
-    after_close = False
-    for piece in range(start + 1, stop):
+    with what came before).
+
+    A unit is *forward* when its first non-empty piece opens an element, and holds content
+    when one of its non-empty pieces is not a close tag (an open tag or text). One pass."""
+    pieces, owner, p_open, tokens = page.pieces, page.owner, page.p_open, sizer.tokens
+    units: list[Unit] = []
+    lo = start
+    forward: bool | None = None  # None until the unit has a non-empty piece
+    content = False
+    after_close = False  # the last non-empty piece (after the first) was a close tag
+    for piece in range(start, stop):
         text = pieces[piece]
         if not text:
             continue
         opens = p_open[owner[piece]] == piece
-        if opens or (after_close and not text.startswith("</")):
-            cuts.append(piece)
-        after_close = not opens and text.startswith("</")
-    cuts.append(stop)
-    units = []
-    for lo, hi in pairwise(cuts):
-        first = next((i for i in range(lo, hi) if pieces[i]), lo)
-        forward = p_open[owner[first]] == first and bool(pieces[first])
-        units.append(Unit(lo, hi, sizer.tokens(lo, hi), -1, forward, _has_content(page, lo, hi)))
+        closes = not opens and text.startswith("</")
+        if piece != start:
+            if opens or (after_close and not closes):
+                units.append(Unit(lo, piece, tokens(lo, piece), -1, bool(forward), content))
+                lo, forward, content = piece, None, False
+            after_close = closes
+        if forward is None:
+            forward = opens
+        if not closes:
+            content = True
+    if forward is None and not units:
+        return []  # only unwrapped elements: nothing to place
+    units.append(Unit(lo, stop, tokens(lo, stop), -1, bool(forward), content))
     return units
-
-
-def _has_content(page: CleanPage, start: int, stop: int) -> bool:
-    """A kept element opens, or text lies, in pieces ``[start, stop)``."""
-    pieces, owner, p_open = page.pieces, page.owner, page.p_open
-    for piece in range(start, stop):
-        text = pieces[piece]
-        if text and (p_open[owner[piece]] == piece or not text.startswith("</")):
-            return True
-    return False
 
 
 def fit_units(page: CleanPage, units: list[Unit], max_tokens: int, sizer: Sizer) -> list[Unit]:
