@@ -1,17 +1,23 @@
-"""Write docs/PERFORMANCE.md from the committed benchmark summaries in bench/summaries/.
+"""Write docs/PERFORMANCE.md and the README's headline figures from the committed benchmark
+summaries in bench/summaries/.
 
 Every table in that document is a summary file's own markdown, copied verbatim, under the
-command and git revision its JSON records: nothing is typed in by hand. Run a benchmark
-(its command is in its summary), then this script:
+command and git revision its JSON records; the README's figures (between its
+``<!-- figures:begin -->`` and ``<!-- figures:end -->`` markers) are read from the same JSON
+by :func:`readme_figures`: nothing is typed in by hand. Run a benchmark (its command is in its
+summary), then this script:
 
     python bench/performance_doc.py [--summaries bench/summaries] [--out docs/PERFORMANCE.md]
+        [--readme README.md]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
@@ -23,7 +29,9 @@ SECTIONS = (
     ("page_states", "Reuse across steps: the gist cache on consecutive page states", "issue 11"),
     ("prefix_share", "Prompt-prefix reuse", "issue 11"),
     ("plan_accuracy", "The cost plan beside what a run spent", "issue 11"),
+    ("act_wall", "`webagent act` wall time on a 1 MB page, embedded model", "issue 11"),
     ("page_speed", "Page processing speed against a bare lxml parse", "issue 11"),
+    ("page_speed_agents", "Page processing speed under the agents' 8K plan", "issue 11"),
     ("page_speed_agents", "Page processing speed under the agents' 8K plan", "issue 11"),
     ("sweep_intent", "Budget sweep over the intent tasks, every agent", "issue 12"),
     ("stability", "Test stability: the model, fault and eval folders run in a row", "issue 8"),
@@ -83,13 +91,158 @@ def render(summaries: Path) -> str:
     return "\n".join(parts)
 
 
+BEGIN, END = "<!-- figures:begin -->", "<!-- figures:end -->"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+def _load(summaries: Path, name: str) -> dict[str, Any] | None:
+    path = summaries / f"{name}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def _revision(data: dict[str, Any]) -> str:
+    revision = str(data.get("provenance", {}).get("git_revision") or "unknown")
+    return revision[:7] + ("+dirty" if revision.endswith("+dirty") else "")
+
+
+def _reopen_room(d: dict[str, Any]) -> str:
+    s = d["summary"]
+    shown = min(
+        s[f"{t}|{c}|readagent-p"]["gold_shown_of_survived"]
+        for t in ("intent", "grounding")
+        for c in ("SmolLM2", "estimate")
+    )
+    over = sum(v["over_budget_steps"] for v in s.values())
+    dropped = sum(v["previous_dropped_while_gists_shown"] for v in s.values())
+    return (
+        f'**Room to reopen** (`reopen_room`, 8K, policy "oracle look-up + gold act"): the gold '
+        f"element reaches the act prompt on {_pct(shown)} of the steps whose gold survived "
+        f"segmentation, under both counters; {over} steps over budget, {dropped} previous "
+        "actions dropped while a gist was shown. The extractive gists name the gold element in "
+        f"the look-up prompt on {_pct(s['intent|SmolLM2|readagent-p']['gold_named_in_gists'])} "
+        "of intent steps with the SmolLM2 counter and "
+        f"{_pct(s['intent|estimate|readagent-p']['gold_named_in_gists'])} with the estimate."
+    )
+
+
+def _coverage(d: dict[str, Any]) -> str:
+    intent = d["summary"]["intent tasks, SmolLM2 counter"]
+    grounding = d["summary"]["grounding tasks, SmolLM2 counter"]
+    listed = ", ".join(
+        f"{name} {_pct(v['coverage_at_5_of_survived'])}" for name, v in intent.items()
+    )
+    return (
+        f"**Look-up coverage @5** (`coverage`, intent steps whose gold survived, SmolLM2 "
+        f"counter): {listed}; on tasks that quote their target BM25 reaches "
+        f"{_pct(grounding['bm25']['coverage_at_5_of_survived'])}."
+    )
+
+
+def _gist_cost(d: dict[str, Any]) -> str:
+    s = d["summary"]
+    single, batched = s["per fragment (gist_batch=1)"], s["batched (default gist_batch)"]
+    p_single = s["readagent-p, per fragment (gist_batch=1)"]
+    p_batched = s["readagent-p, batched (default gist_batch)"]
+    return (
+        f"**Reading cost** (`gist_cost`, 8K): batched gisting takes a median of "
+        f"{batched['gist_calls_median']:g} calls per new page ({single['gist_calls_median']:g} "
+        f"one fragment per call) and reads {batched['gist_input_x_compact_median']:.2f}× the "
+        f"page's compact tokens ({single['gist_input_x_compact_median']:.2f}×); uncached, "
+        f"ReadAgent-P spends {p_batched['x_raw_html_median_per_step']:.2f}× the input tokens of "
+        "raw HTML cut to the same budget on the median step and "
+        f"{p_batched['x_raw_html_of_means']:.2f}× over all steps (one fragment per call: "
+        f"{p_single['x_raw_html_median_per_step']:.2f}× and "
+        f"{p_single['x_raw_html_of_means']:.2f}×)."
+    )
+
+
+def _page_states(d: dict[str, Any]) -> str:
+    rows = {r["budget"]: r for r in d["summary"] if r["source"] == "all"}
+    big, small = rows[max(rows)], rows[min(rows)]
+    return (
+        f"**Reuse across steps** (`page_states`, {big['pairs']} pairs of consecutive page "
+        f"states): the gist cache answers a median {_pct(big['ours_median'])} of the second "
+        f"state's fragments at {max(rows) // 1024}K and {_pct(small['ours_median'])} at "
+        f"{min(rows) // 1024}K (the baseline {d.get('baseline', '')} in the same run: "
+        f"{_pct(big['baseline_median'])} and {_pct(small['baseline_median'])})."
+    )
+
+
+def _plan(d: dict[str, Any]) -> str:
+    agents = d["agents"]
+    exact = [a["agent"] for a in agents if a["calls_exact"] and a["input_within_10pct"]]
+    off = [a["agent"] for a in agents if a["agent"] not in exact]
+    return (
+        "**Cost plan** (`plan_accuracy`, embedded model, bundled tasks): `--plan` matches the "
+        f"calls exactly and the input tokens within 10 % for {', '.join(exact) or 'no agent'}"
+        + (f"; it is an upper bound for {', '.join(off)}, whose cost depends on the "
+           "model's answers (gist length, STOP, gists that name no id)." if off else ".")
+    )  # fmt: skip
+
+
+def _act_wall(d: dict[str, Any]) -> str:
+    old, new = d["runs"]
+    return (
+        f"**`webagent act` on a 1 MB page** (`act_wall`, embedded model, default settings): "
+        f"{new['wall_s']:.0f} s against {old['wall_s']:.0f} s with per-fragment gisting, "
+        f"{d['ratio']:.2f}× the wall time ({new['calls']} calls against {old['calls']})."
+    )
+
+
+def _page_speed(d: dict[str, Any]) -> str:
+    ours, base = (d["per_mib"][k]["cpu_ms_per_mib"] for k in d["per_mib"])
+    baseline = list(d["per_mib"])[1]
+    return (
+        f"**Speed** (`page_speed`): parse + clean + segment costs "
+        f"{ours['ours'] / ours['lxml']:.2f}× the CPU time of a bare `lxml.html.fromstring` of "
+        f"the same bytes ({baseline}: {base['ours'] / base['lxml']:.2f}×)."
+    )
+
+
+FIGURES = (
+    ("reopen_room", _reopen_room),
+    ("coverage", _coverage),
+    ("gist_cost", _gist_cost),
+    ("page_states", _page_states),
+    ("plan_accuracy", _plan),
+    ("act_wall", _act_wall),
+    ("page_speed", _page_speed),
+)
+
+
+def readme_figures(summaries: Path) -> str:
+    """The README's bullets, one per summary present, each naming its summary's revision."""
+    lines = []
+    for name, figure in FIGURES:
+        data = _load(summaries, name)
+        if data is not None:
+            bullet = f"- {figure(data)} *[{_revision(data)}]*"
+            lines.append(textwrap.fill(bullet, width=96, subsequent_indent="  "))
+    return "\n".join(lines)
+
+
+def write_readme(readme: Path, summaries: Path) -> None:
+    text = readme.read_text(encoding="utf-8")
+    if BEGIN not in text or END not in text:
+        raise SystemExit(f"{readme}: no {BEGIN} ... {END} block to write the figures into")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    block = f"{BEGIN}\n{readme_figures(summaries)}\n{END}"
+    readme.write_text(head + block + tail, encoding="utf-8")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--summaries", type=Path, default=HERE / "summaries")
     parser.add_argument("--out", type=Path, default=HERE.parent / "docs" / "PERFORMANCE.md")
+    parser.add_argument("--readme", type=Path, default=HERE.parent / "README.md")
     args = parser.parse_args()
     args.out.write_text(render(args.summaries), encoding="utf-8")
-    print(f"wrote {args.out}")
+    write_readme(args.readme, args.summaries)
+    print(f"wrote {args.out} and the figures in {args.readme}")
     return 0
 
 
