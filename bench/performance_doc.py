@@ -174,12 +174,16 @@ def _page_states(d: dict[str, Any]) -> str:
 def _plan(d: dict[str, Any]) -> str:
     agents = d["agents"]
     exact = [a["agent"] for a in agents if a["calls_exact"] and a["input_within_10pct"]]
-    off = [a["agent"] for a in agents if a["agent"] not in exact]
+    off = [a for a in agents if a["agent"] not in exact]
+    bound = [a["agent"] for a in off if a.get("upper_bound_holds")]
+    broken = [a["agent"] for a in off if not a.get("upper_bound_holds")]
     return (
         "**Cost plan** (`plan_accuracy`, embedded model, bundled tasks): `--plan` matches the "
         f"calls exactly and the input tokens within 10 % for {', '.join(exact) or 'no agent'}"
-        + (f"; it is an upper bound for {', '.join(off)}, whose cost depends on the "
-           "model's answers (gist length, STOP, gists that name no id)." if off else ".")
+        + (f"; for {', '.join(bound)}, whose cost depends on the model's answers (gist "
+           "length, STOP, gists that name no id), it is an upper bound that held" if bound else "")
+        + (f"; it was exceeded for {', '.join(broken)}" if broken else "")
+        + "."
     )  # fmt: skip
 
 
