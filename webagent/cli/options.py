@@ -130,12 +130,12 @@ def add_agent_arguments(parser: argparse.ArgumentParser, default_agent: str | No
     )
     group.add_argument(
         "--retriever",
-        choices=["bm25", "embedding", "fused"],
+        choices=["bm25", "embedding", "fused", "multilingual", "hybrid"],
         help=f"retrieval's ranker {_default('retriever')}",
     )
     group.add_argument(
         "--lookup-assist",
-        choices=["none", "bm25", "embedding", "fused"],
+        choices=["none", "bm25", "embedding", "fused", "multilingual", "hybrid"],
         help="after the model's look-up picks, retrieval fills the free slots up to "
         f"--max-lookup {_default('lookup_assist')}",
     )

@@ -81,6 +81,26 @@ def is_hidden(tag: str, attrs: dict[str, str]) -> bool:
     return style is not None and style_effect(style).display_none
 
 
+def drop_reason(tag: str, attrs: dict[str, str]) -> str | None:
+    """Which rule drops this element with its subtree, in words (None: it is not dropped).
+
+    For reports on what cleaning lost; agrees with :data:`DROP_TAGS`, :func:`is_hidden` and a
+    ``visibility: hidden`` of its own (which a descendant may undo)."""
+    if tag in DROP_TAGS:
+        return f"inside <{tag}> (a dropped tag)"
+    if "hidden" in attrs:
+        return f"inside a <{tag} hidden> subtree"
+    if attrs.get("aria-hidden", "").strip().lower() == "true":
+        return f'inside an aria-hidden="true" <{tag}> subtree'
+    if tag == "input" and attrs.get("type", "").strip().lower() == "hidden":
+        return "a hidden <input>"
+    if is_hidden(tag, attrs):
+        return f"inside a display: none <{tag}> subtree"
+    if visibility(attrs) is False:
+        return f"inside a visibility: hidden <{tag}> subtree"
+    return None
+
+
 def visibility(attrs: dict[str, str]) -> bool | None:
     """The inline ``visibility`` of an element: False hidden, True visible, None inherited."""
     style = attrs.get("style")
