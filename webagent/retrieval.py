@@ -41,7 +41,22 @@ RRF_K = 60
 
 def fragment_document(fragment: Fragment) -> str:
     """What retrieval matches against: visible text plus attribute labels (placeholders...)."""
-    return repair_mojibake(fragment.text + " " + " ".join(_ATTR_VALUE.findall(fragment.html)))
+    values = (identifier_words(v) for v in _ATTR_VALUE.findall(fragment.html))
+    return repair_mojibake(" ".join([fragment.text, *values]))
+
+
+_SEPARATORS = re.compile(r"[_:./\-]+")
+_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_PART = re.compile(r"[^\W\d_]{2,}|\d+")
+
+
+def identifier_words(value: str) -> str:
+    """An attribute value that reads as a code identifier (one word with ``_ - : . /`` or camel
+    humps: ``billcoy_country``, ``firstName``) as its numbers and its words of two letters or
+    more; any other value as it is."""
+    if " " in value or not (_SEPARATORS.search(value) or _HUMP.search(value)):
+        return value
+    return " ".join(_PART.findall(_HUMP.sub(" ", _SEPARATORS.sub(" ", value))))
 
 
 _MOJIBAKE = re.compile("[\u00c2-\u00c5\u00c3][\u0080-\u00bf]")
@@ -92,7 +107,7 @@ class _CompactParser(HTMLParser):
         node = _Node(
             tag,
             values.get("id"),
-            [v for k, v in attrs if k in LABEL_ATTRS and v],
+            [identifier_words(v) for k, v in attrs if k in LABEL_ATTRS and v],
         )
         self.stack[-1].children.append(node)
         if tag not in VOID_TAGS:

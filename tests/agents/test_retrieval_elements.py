@@ -22,6 +22,7 @@ from webagent.retrieval import (
     build_retriever,
     element_documents,
     fragment_texts,
+    identifier_words,
     repair_mojibake,
 )
 
@@ -69,6 +70,26 @@ def test_a_fragment_without_controls_has_no_element_documents() -> None:
     plain = fragment(0, "<p id=1>Just text</p>", "Just text", [])
     assert element_documents(plain) == []
     assert fragment_texts(plain) == ["Just text"]
+
+
+def test_identifiers_read_as_words_and_text_stays_as_it_is() -> None:
+    assert identifier_words("billcoy_country") == "billcoy country"
+    assert identifier_words("firstName") == "first Name"
+    assert identifier_words("r:3:m:inputAndLabel:c") == "3 input And Label"  # 1-letter parts go
+    assert identifier_words("price-2.5") == "price 2 5"
+    assert identifier_words("Sign in_now") == "Sign in_now"  # has a space: text
+    assert identifier_words("Spain") == "Spain"
+
+
+def test_identifier_attributes_are_split_in_both_documents() -> None:
+    form = fragment(
+        0,
+        '<select id=1 name="billcoy_country"><option id=2>Spain</option></select>',
+        "Spain",
+        ["1", "2"],
+    )
+    assert element_documents(form) == ["billcoy country Spain", "Spain"]
+    assert BM25Retriever().scores("country", [form]).tolist()[0] > 0
 
 
 def test_mojibake_is_repaired_and_nothing_else_changes() -> None:
