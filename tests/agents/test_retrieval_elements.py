@@ -132,6 +132,12 @@ def test_hybrid_with_no_query_word_on_the_page_follows_the_embedding() -> None:
     assert hybrid.rank("q", fragments) == [1, 2, 0]
 
 
+def test_no_fragments_no_scores() -> None:
+    assert BM25Retriever().scores("q", []).tolist() == []
+    assert HybridRetriever(ScoredBM25([]), Scored([])).scores("q", []).tolist() == []
+    assert HybridRetriever().rank("q", []) == []
+
+
 def test_bm25_without_a_known_query_word_keeps_page_order() -> None:
     fragments = [fragment(i, f"<p id={i}>home news</p>", "home news", []) for i in range(3)]
     assert BM25Retriever().scores("refunds", fragments).tolist() == [0.0, 0.0, 0.0]
