@@ -292,7 +292,14 @@ def main() -> None:
     }
     data = {name: sha12(path) for name, path in sets.items()} | {"pages": sha12(args.pages)}
     publish(
-        "coverage", args.out, settings_out, data, started, text, summary=summaries, steps=all_rows
+        "coverage",
+        args.out,
+        settings=settings_out,
+        data=data,
+        started=started,
+        text=text,
+        summary=summaries,
+        steps=all_rows,
     )
 
 
