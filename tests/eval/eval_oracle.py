@@ -51,7 +51,7 @@ class Oracle:
         if request.phase == "gist":
             return self.gist
         if request.phase == "lookup":
-            return json.dumps({"pages": [1, 2, 3], "reason": "they hold the form"})
+            return json.dumps({"pages": [1, 2, 3, 4, 5], "reason": "they hold the form"})
         self.act_calls += request.phase == "act"
         prompt = request.messages[1].content
         match = _TASK.search(prompt)
