@@ -14,9 +14,10 @@ the same path and html. Pairs of consecutive page states come from:
 * ``miniwob``: seeded MiniWoB++ episodes, each text field typed into in turn, then a tab or
   collapsible section opened (``--no-live`` skips these and the live pairs);
 
-Each pair is segmented with the plan the agents use at each budget (``plan_segmentation`` from
-the agent defaults), by this tree (``ours``) and by ``--baseline`` (default ``main``, unpacked
-with ``git archive`` into a temporary folder and run in a subprocess), same pairs, same run.
+Each pair is segmented with the plan the agents use at each budget (``segment_settings`` with
+the agent defaults, estimate counter), by this tree (``ours``) and by ``--baseline`` (default
+``main``, unpacked with ``git archive`` into a temporary folder and run in a subprocess), same
+pairs, same run.
 
     PYTHONPATH=. python bench/page_states.py [--baseline main] [--out bench/summaries]
 """
@@ -93,22 +94,10 @@ def live_pairs() -> list[dict[str, str]]:
 
 
 def plans() -> dict[int, dict[str, Any]]:
-    """The agents' segmentation plan at each budget (estimate counter, agent defaults)."""
-    from webagent.agents.context import GIST_PREFIX_TOKENS, SAFETY_MARGIN
-    from webagent.agents.settings import AgentSettings
-    from webagent.html.budget import plan_segmentation
+    """The agents' own segmentation plan at each budget (estimate counter, agent defaults)."""
+    from pagetime import agent_plan
 
-    s = AgentSettings()
-    out = {}
-    for budget in BUDGETS:
-        plan = plan_segmentation(
-            context_window=budget,
-            gist_tokens=s.gist_max_tokens + GIST_PREFIX_TOKENS,
-            reserved_tokens=s.reserve_tokens + s.act_max_tokens + SAFETY_MARGIN,
-            max_reopen=s.max_lookup,
-        )
-        out[budget] = plan.model_dump()
-    return out
+    return {budget: agent_plan(budget).model_dump() for budget in BUDGETS}
 
 
 def measure(pairs_path: Path, plans_path: Path) -> list[dict[str, Any]]:
@@ -256,8 +245,8 @@ def main() -> None:
         f"cache ({len(pairs)} pairs of consecutive states; ours vs {label}, same run)\n\n"
         + table(summary, "baseline")
         + "\n\nA fragment is answered when the first state had one with the same path and html "
-        "(the gist cache key). Plans: `plan_segmentation` from the agent defaults at each "
-        "budget, estimate counter. 'pooled': cached fragments / all fragments over the pairs. "
+        "(the gist cache key). Plans: the agents' own (`segment_settings`, agent defaults) at "
+        "each budget, estimate counter. 'pooled': cached fragments / all fragments over the pairs. "
         "MiniWoB++ pages are one to three fragments, so the fragment holding the typed field is "
         "most of the page: nothing to reuse there, by either algorithm.\n"
         "\nCommand: `PYTHONPATH=. python bench/page_states.py" + _flags(args) + "`"
