@@ -90,7 +90,8 @@ def test_parser_reads_json_and_numbered_lines(text: str) -> None:
         ('{"1": "a", "7": "x", "2": "b", "3": "c"}', ["a", "b", "c"]),  # out of range ignored
         ('{"1": 5, "2": "b", "3": "c"}', [None, "b", "c"]),  # not a string
         ("a gist with no number", [None, None, None]),
-        ('{"1": "a", "2": "b"', [None, None, None]),  # broken JSON, no numbered lines
+        ('{"1": "a", "2": "b"', ["a", "b", None]),  # cut-off JSON: its complete pairs
+        ('{"1": "a", "2": "b', ["a", None, None]),
     ],
 )
 def test_parser_leaves_a_gap_for_what_it_cannot_trust(
@@ -210,3 +211,10 @@ def test_the_view_is_part_of_the_prompt_and_of_the_cache_key(
     assert FRAGMENTS[0].html not in prompt and "[a0] item 0" in prompt
     assert "marked [ID kind attributes]" in prompt
     html.gist_all(FRAGMENTS[:1], CallLog(model), None)  # renders without a missing variable
+
+
+def test_an_answer_cut_off_by_its_token_limit_keeps_its_complete_gists() -> None:
+    cut = '{ "1": "Sign in form (id=4)", "2": "Cart \\"3 items\\" link", "3": "1.1.1.1.1.1'
+    assert parse_batch_answer(cut, 4) == ["Sign in form (id=4)", 'Cart "3 items" link', None, None]
+    # a pair claimed twice is trusted neither time, as in a whole object
+    assert parse_batch_answer('{"1": "a", "1": "b", "2": "c', 2) == [None, None]

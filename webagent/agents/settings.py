@@ -26,7 +26,10 @@ class AgentSettings(BaseModel):
     gist_words: int = Field(default=30, ge=5, le=200)
     gist_max_tokens: int = Field(default=64, ge=8, le=512)
     gist_batch: int = Field(
-        default=32,
+        # 8: a cut-off or garbled batch answer costs at most 8 re-asks, and prompts stay short
+        # enough that a CPU server is not slowed down by long contexts; a page of 40 fragments
+        # is still 5 calls instead of 40
+        default=8,
         ge=1,
         le=128,
         description="fragments gisted per model call at most, as many as fit the context "

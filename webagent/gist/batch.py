@@ -2,13 +2,15 @@
 
 :func:`pack_batches` fills each call's context budget with as many fragments as fit, in page
 order, beside the fixed instructions (paid once per batch) and the room for one answer per
-fragment. :func:`parse_batch_answer` reads the numbered answer (JSON keyed by number, or
-numbered lines); a gist that is missing, empty or claimed twice comes back as ``None`` so the
-caller re-asks that fragment alone: a gist is never shifted onto its neighbour.
+fragment. :func:`parse_batch_answer` reads the numbered answer (JSON keyed by number, the
+complete pairs of a JSON object cut off by the token limit, or numbered lines); a gist that
+is missing, empty or claimed twice comes back as ``None`` so the caller re-asks that fragment
+alone: a gist is never shifted onto its neighbour.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -130,6 +132,26 @@ def _from_json(text: str, count: int) -> dict[int, str | None] | None:
     return found
 
 
+#: one complete ``"N": "gist"`` pair of a JSON object, escapes allowed inside the string
+_PAIR = re.compile(r'"\s*(?:part\s*)?(\d+)\s*"\s*:\s*"((?:[^"\\]|\\.)*)"', re.I)
+
+
+def _from_cut_json(text: str, count: int) -> dict[int, str | None]:
+    """The complete pairs of a JSON object the answer's token limit cut off: the gists before
+    the cut are as good as in a whole object; the rest are missing (re-asked alone)."""
+    found: dict[int, str | None] = {}
+    for match in _PAIR.finditer(text):
+        number = int(match.group(1))
+        if not 1 <= number <= count:
+            continue
+        try:
+            value = json.loads(f'"{match.group(2)}"', strict=False)
+        except json.JSONDecodeError:
+            value = None
+        found[number] = None if number in found else _clean(value)
+    return found
+
+
 def _from_lines(text: str, count: int) -> dict[int, str | None]:
     found: dict[int, str | None] = {}
     current: int | None = None
@@ -156,6 +178,8 @@ def _from_lines(text: str, count: int) -> dict[int, str | None]:
 def parse_batch_answer(text: str, count: int) -> list[str | None]:
     """Gist of part 1..``count`` in order; ``None`` where the answer has no usable gist."""
     found = _from_json(text, count)
+    if found is None and text.lstrip().startswith("{"):
+        found = _from_cut_json(text, count)
     if found is None:
         found = _from_lines(text, count)
     return [found.get(n) for n in range(1, count + 1)]
