@@ -90,7 +90,7 @@ def live_pairs() -> list[dict[str, str]]:
     return capture() + miniwob_pairs()
 
 
-# ---------------------------------------------------------------- measuring (also in baseline)
+# ----------------------------------------- measuring (bench/state_measure.py, also in baseline)
 
 
 def plans() -> dict[int, dict[str, Any]]:
@@ -100,42 +100,12 @@ def plans() -> dict[int, dict[str, Any]]:
     return {budget: agent_plan(budget).model_dump() for budget in BUDGETS}
 
 
-def measure(pairs_path: Path, plans_path: Path) -> list[dict[str, Any]]:
-    """Per pair and budget: fragments of the second state, and how many the cache answers."""
-    from webagent.html.fragment import SegmentSettings
-    from webagent.html.segment import segment_html
-
-    pairs = json.loads(pairs_path.read_text(encoding="utf-8"))
-    settings = {
-        int(b): SegmentSettings(**p)
-        for b, p in json.loads(plans_path.read_text(encoding="utf-8")).items()
-    }
-    rows = []
-    for pair in pairs:
-        for budget, plan in settings.items():
-            first = segment_html(pair["a"], plan)
-            second = segment_html(pair["b"], plan)
-            known = {f.path + "\n" + f.html for f in first.fragments}
-            hits = sum(f.path + "\n" + f.html in known for f in second.fragments)
-            rows.append(
-                {
-                    "source": pair["source"],
-                    "name": pair["name"],
-                    "budget": budget,
-                    "fragments": len(second.fragments),
-                    "cached": hits,
-                    "share": hits / len(second.fragments),
-                    "fits_budget": second.fits_budget,
-                }
-            )
-    return rows
-
-
 def run_measure(code: Path, pairs_path: Path, plans_path: Path) -> list[dict[str, Any]]:
-    """``measure`` in a subprocess that imports webagent from ``code``."""
+    """``state_measure.py`` in a subprocess that imports webagent from ``code`` and nothing of
+    this checkout's (a baseline has no ``webagent.provenance``, which benchkit imports)."""
     env = {**os.environ, "PYTHONPATH": str(code)}
     done = subprocess.run(
-        [sys.executable, __file__, "--measure", str(pairs_path), str(plans_path)],
+        [sys.executable, str(BENCH / "state_measure.py"), str(pairs_path), str(plans_path)],
         env=env,
         capture_output=True,
         text=True,
@@ -217,11 +187,7 @@ def main() -> None:
         "--no-live", action="store_true", help="skip the Chromium pairs (live and MiniWoB++)"
     )
     parser.add_argument("--out", type=Path, default=BENCH / "summaries")
-    parser.add_argument("--measure", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.measure:
-        print(json.dumps(measure(*args.measure)))
-        return
     baseline = args.baseline or _git("merge-base", "HEAD", "main")
     with tempfile.TemporaryDirectory(prefix="page-states-") as tmp:
         work = Path(tmp)
