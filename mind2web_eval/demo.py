@@ -18,7 +18,7 @@ from webagent.cli.options import add_config_arguments, add_model_arguments, conf
 from webagent.errors import ConfigError
 
 DEMO_AGENTS = ("readagent-p", "raw-html", "gist-only")
-DEMO_BUDGET = 1536
+DEMO_BUDGET = 2048
 
 
 def samples_path() -> Path:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from mind2web_eval.data import load_tasks
-from mind2web_eval.demo import samples_path
+from mind2web_eval.demo import DEMO_AGENTS, DEMO_BUDGET, samples_path
+from webagent.agents.registry import AgentSettings, build_agent
+from webagent.model.client import Model
 
 
 def test_bundled_samples_are_complete_mind2web_records() -> None:
@@ -27,3 +31,11 @@ def test_bundled_samples_are_complete_mind2web_records() -> None:
             for candidate in [*step.pos_candidates, *(step.neg_candidates or [])]:
                 assert candidate.backend_node_id in ids
                 assert candidate.attrs()["backend_node_id"] == candidate.backend_node_id
+
+
+@pytest.mark.llama
+def test_every_demo_agent_builds_at_the_demo_budget(local_model: Model) -> None:
+    """`webagent demo` (the README's main job) must not stop at a budget its agents refuse."""
+    for agent in DEMO_AGENTS:
+        built = build_agent(AgentSettings(agent=agent, context_budget=DEMO_BUDGET), local_model)
+        assert built.segment_plan.max_fragment_tokens > 0
