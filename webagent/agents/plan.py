@@ -27,12 +27,12 @@ from webagent.agents.settings import AgentSettings
 from webagent.contracts import Observation, PhaseUsage
 from webagent.gist.batch import split_parts
 from webagent.gist.cache import DryRunCache, GistCache
+from webagent.html.reading import MARK
 from webagent.model.base import Backend, Completion, Message, Request
 from webagent.model.client import Model
 from webagent.tokens import truncate_to_tokens
 
 _ID = re.compile(r"\bid=\"?([^\s>\"',);\]]+)")
-_MARKED = re.compile(r"\[([^\s\]]+)[\s\]]")
 _OPENED = re.compile(r"Parts opened so far: ([^.\n]*)\.")
 _FILLER = "word " * 600
 
@@ -63,7 +63,7 @@ class PlanBackend(Backend):
         )
 
     def _gist(self, part: str) -> str:
-        found = _ID.search(part) or _MARKED.search(part)
+        found = _ID.search(part) or MARK.search(part)
         named = f"(id={found.group(1)}) " if found else ""
         return truncate_to_tokens(
             named + _FILLER, self._settings.gist_max_tokens, self.count_tokens

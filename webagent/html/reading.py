@@ -11,9 +11,10 @@ that and drops the rest (tag names, wrapper ids):
   words in parentheses; block elements end a line, inline tags leave the text as it runs;
 * the text is as the compact HTML has it (``<`` written ``&lt;``).
 
-On the 28 saved pages it is about 0.6× the tokens of the compact HTML. It is a rendering of
-:attr:`Fragment.html` (the compact format of :func:`webagent.html.rules.open_tag`, where text
-never holds ``<`` and attribute values never hold ``"``), so it is a pure function of it.
+``bench/gist_cost.py`` measures what gisting then reads against the compact HTML. The view
+is a rendering of :attr:`Fragment.html` (the compact format of
+:func:`webagent.html.rules.open_tag`, where text never holds ``<`` and attribute values never
+hold ``"``), so it is a pure function of it; :data:`MARK` finds the marks again.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ BLOCK_TAGS = frozenset({
     "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
 })
 # fmt: on
+#: an interactive element's mark in a reading view: ``[ID`` then a space or ``]``
+MARK = re.compile(r"\[([^\s\]]+)[\s\]]")
 _SPACES = re.compile(r"[ \t]+")
 _BREAKS = re.compile(r" *\n\s*")
 
