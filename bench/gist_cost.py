@@ -46,11 +46,13 @@ from webagent.memory import shown_ids
 from webagent.model.calls import CallLog
 
 MODES = {"per fragment (gist_batch=1)": 1, "batched (default gist_batch)": None}
+#: ReadAgent-P gisting a page that would fit the act prompt whole (read_whole_page off)
+EVERY_PAGE = "readagent-p, batched, every page gisted (read_whole_page=false)"
 
 
-def settings(agent: str, batch: int | None) -> AgentSettings:
-    extra = {} if batch is None else {"gist_batch": batch}
-    return AgentSettings(agent=agent, context_budget=BUDGET, **extra)  # type: ignore[arg-type]
+def settings(agent: str, batch: int | None, read_whole: bool = True) -> AgentSettings:
+    extra: dict[str, Any] = {} if batch is None else {"gist_batch": batch}
+    return AgentSettings(agent=agent, context_budget=BUDGET, read_whole_page=read_whole, **extra)
 
 
 def page_rows(pages: list[Path], script: Script) -> list[dict[str, Any]]:
@@ -94,14 +96,15 @@ def page_rows(pages: list[Path], script: Script) -> list[dict[str, Any]]:
 
 
 def step_rows(steps: list[Step], script: Script) -> list[dict[str, Any]]:
-    runs = {"raw-html (cut to budget)": ("raw-html", None)}
-    runs |= {f"readagent-p, {label}": ("readagent-p", b) for label, b in MODES.items()}
+    runs = {"raw-html (cut to budget)": ("raw-html", None, True)}
+    runs |= {f"readagent-p, {label}": ("readagent-p", b, True) for label, b in MODES.items()}
+    runs[EVERY_PAGE] = ("readagent-p", None, False)
     rows = []
     for step in steps:
         row: dict[str, Any] = {"task_id": step.task_id, "step": step.index}
-        for label, (agent, batch) in runs.items():
+        for label, (agent, batch, whole) in runs.items():
             model, backend = scripted_model(script)
-            agent_settings = settings(agent, batch)
+            agent_settings = settings(agent, batch, whole)
             page = segment_html(
                 step.html, segment_settings(agent_settings, model), model.count_tokens
             )
@@ -114,6 +117,7 @@ def step_rows(steps: list[Step], script: Script) -> list[dict[str, Any]]:
                 "input_tokens": sum(c.input_tokens for c in trace.calls),
                 "calls": len(trace.calls),
                 "gold_shown": any(i in trace.shown_element_ids for i in step.gold_ids),
+                "read_whole": trace.read_whole,
                 "error": trace.error_class,
             }
         rows.append(row)
@@ -176,6 +180,7 @@ def tables(pages: list[dict[str, Any]], steps: list[dict[str, Any]]) -> tuple[st
                 median(ratio),
                 mean([s[label]["calls"] for s in steps]),
                 f"{mean([float(s[label]['gold_shown']) for s in steps]):.0%}",
+                f"{mean([float(s[label]['read_whole']) for s in steps]):.0%}",
             ]
         )
         summary[label] = {
@@ -192,6 +197,7 @@ def tables(pages: list[dict[str, Any]], steps: list[dict[str, Any]]) -> tuple[st
             "× raw-html (median per step)",
             "calls/step",
             "gold shown (measured)",
+            "steps read whole",
         ],
         t2_rows,
     )
@@ -200,7 +206,9 @@ def tables(pages: list[dict[str, Any]], steps: list[dict[str, Any]]) -> tuple[st
         f"tokenizer)\n\n{t1}\n\nBatched and single gists name the same element ids on "
         f"{same} of {total} fragments (scripted extractive gists: batching changes cost, not "
         f"which gist a fragment gets).\n\n## Input tokens per step, uncached ({len(steps)} "
-        f"grounding-task steps)\n\n{t2}\n\nScripted answering policy (no model answers):\n"
+        f"grounding-task steps)\n\n{t2}\n\nA page that fits the act prompt whole is read whole "
+        "by ReadAgent-P (one act call, the prompt raw-html shows); `read_whole_page=false` "
+        "gists it anyway.\n\nScripted answering policy (no model answers):\n"
         + "\n".join(f"- {k}: {v}" for k, v in POLICY.items())
     )
     return text, summary

@@ -146,6 +146,7 @@ def _gist_cost(d: dict[str, Any]) -> str:
     single, batched = s["per fragment (gist_batch=1)"], s["batched (default gist_batch)"]
     p_single = s["readagent-p, per fragment (gist_batch=1)"]
     p_batched = s["readagent-p, batched (default gist_batch)"]
+    every = s.get("readagent-p, batched, every page gisted (read_whole_page=false)")
     return (
         f"**Reading cost** (`gist_cost`, 8K): batched gisting takes a median of "
         f"{batched['gist_calls_median']:g} calls per new page ({single['gist_calls_median']:g} "
@@ -155,7 +156,14 @@ def _gist_cost(d: dict[str, Any]) -> str:
         "raw HTML cut to the same budget on the median step and "
         f"{p_batched['x_raw_html_of_means']:.2f}× over all steps (one fragment per call: "
         f"{p_single['x_raw_html_median_per_step']:.2f}× and "
-        f"{p_single['x_raw_html_of_means']:.2f}×)."
+        f"{p_single['x_raw_html_of_means']:.2f}×"
+        + (
+            f"; gisting also the pages that fit the act prompt whole: "
+            f"{every['x_raw_html_median_per_step']:.2f}× and {every['x_raw_html_of_means']:.2f}×"
+            if every
+            else ""
+        )
+        + ")."
     )
 
 

@@ -88,7 +88,11 @@ def run(steps: list[Step], agent_name: str, counter_name: str) -> list[dict[str,
     counter = _COUNTERS[counter_name]
     script = Script(counter, oracle=True)
     model, backend = scripted_model(script)
-    settings = AgentSettings(agent=agent_name, context_budget=BUDGET, gister="extractive")  # type: ignore[arg-type]
+    # every page gisted, also one that would fit the act prompt whole: this measures the gist
+    # memory and reopening, not the shortcut around them
+    settings = AgentSettings(
+        agent=agent_name, context_budget=BUDGET, gister="extractive", read_whole_page=False
+    )  # type: ignore[arg-type]
     agent = build_agent(settings, model)
     plan = agent.segment_plan  # type: ignore[attr-defined]
 
@@ -273,7 +277,9 @@ def main() -> None:
     )
     settings = {
         "context_budget": BUDGET,
-        "agent_settings": AgentSettings(context_budget=BUDGET, gister="extractive").manifest(),
+        "agent_settings": AgentSettings(
+            context_budget=BUDGET, gister="extractive", read_whole_page=False
+        ).manifest(),
         "policy": {"lookup": POLICY["lookup_oracle"], "act": POLICY["act"]},
         "counters": list(_COUNTERS),
         "quick": args.quick,

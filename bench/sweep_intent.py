@@ -36,6 +36,7 @@ from mind2web_eval.sweep.run import run_sweep
 from mind2web_eval.sweep.spec import build_spec
 from webagent.agents.registry import build_agent
 from webagent.config import RunConfig, build_config
+from webagent.memory import SHOWN_ID
 from webagent.model.base import Request
 from webagent.model.client import Model
 from webagent.model.retry import RetryPolicy
@@ -56,7 +57,6 @@ POLICY = {
     "mindact": "the gold option when a round offers it, else 'None of the above'",
     "tokens": "estimate_tokens (5 tokens per 8 bytes) for every agent",
 }
-_ID = re.compile(r"\bid=\"?([^\s>\"',);]+)")
 _PART = re.compile(r"^\[Part (\d+)\] \(gist\) (.*)$", re.M)
 _OPTION = re.compile(r"^([A-Z])\. <\S+ id=(\S+?)[\s>]", re.M)
 _WORD = re.compile(r"\w+")
@@ -102,7 +102,7 @@ def answer_for(gold: Gold, max_lookup: int):  # type: ignore[no-untyped-def]
             letters = [letter for letter, element in options if element in ids]
             none = re.findall(r"^([A-Z])\. None of the above", prompt, re.M)[-1]
             return json.dumps({"choice": letters[0] if letters else none, "op": op, "value": value})
-        shown = [i for i in _ID.findall(prompt)]
+        shown = SHOWN_ID.findall(prompt)
         chosen = next((i for i in shown if i in ids), shown[0] if shown else "none")
         return json.dumps({"element_id": chosen, "op": op, "value": value})
 

@@ -153,6 +153,11 @@ class StepTrace(BaseModel):
         "(memory_edits)",
     )
     reopened: list[int] = Field(default_factory=list, description="0-based fragments reopened")
+    read_whole: bool = Field(
+        default=False,
+        description="the page fitted the act prompt whole: every fragment open, no gists, "
+        "no look-up",
+    )
     lookup: list[LookupRound] = Field(default_factory=list)
     shown_element_ids: list[str] = Field(default_factory=list)
     memory: str = Field(default="", description="the page as the act prompt showed it")

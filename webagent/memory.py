@@ -23,7 +23,8 @@ from webagent.gist.extractive import (
 from webagent.html.fragment import Fragment
 from webagent.tokens import TokenCounter, truncate_to_tokens
 
-_SHOWN_ID = re.compile(r"\bid=\"?([^\s>\"',);]+)")
+#: an element id as prompts show it: ``id=ID`` in compact HTML, ``(id=ID)`` in a gist
+SHOWN_ID = re.compile(r"\bid=\"?([^\s>\"',);\]]+)")
 
 
 def gist_line(index: int, gist: str) -> str:
@@ -43,6 +44,11 @@ def render_memory(
         full_block(f) if f.index in opened else gist_line(f.index, gists[f.index])
         for f in fragments
     )
+
+
+def whole_page(fragments: Sequence[Fragment]) -> str:
+    """The whole page, every fragment's compact HTML in page order, with no part headers."""
+    return "\n".join(f.html for f in fragments)
 
 
 def render_fragments(fragments: Sequence[Fragment], chosen: Iterable[int]) -> str:
@@ -242,7 +248,7 @@ def shown_ids(text: str, page_ids: Iterable[str]) -> list[str]:
     """Ids of page elements that appear as ``id=...`` in what the model was shown."""
     valid = set(page_ids)
     seen: dict[str, None] = {}
-    for match in _SHOWN_ID.finditer(text):
+    for match in SHOWN_ID.finditer(text):
         if match.group(1) in valid:
             seen.setdefault(match.group(1), None)
     return list(seen)

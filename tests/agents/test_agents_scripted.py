@@ -62,6 +62,8 @@ def scripted(
 
 
 def run_step(agent: str, backend: ScriptedBackend, html: str, **settings: object) -> StepTrace:
+    # the flights page fits the act prompt whole; these tests are about gists and look-up
+    settings.setdefault("read_whole_page", False)
     model = Model(backend, sleep=lambda _: None)
     trace = build_agent(AgentSettings(agent=agent, **settings), model).step(  # type: ignore[arg-type]
         Observation(task=TASK, previous_actions=["[link] Flights -> CLICK"], html=html)
@@ -81,6 +83,22 @@ def test_readagent_p_reopens_the_form_and_types(flights_html: str) -> None:
     assert f"[Part {form_part + 1}] (full)" in trace.memory
     assert trace.usage["gist"].calls == 1  # one batch holds the page's few fragments
     assert trace.usage["lookup"].calls == 1 and trace.usage["act"].calls == 1
+
+
+@pytest.mark.parametrize("agent", ["readagent-p", "readagent-s"])
+def test_a_page_that_fits_is_read_whole_with_one_call(agent: str, flights_html: str) -> None:
+    whole = run_step(agent, scripted(), flights_html, read_whole_page=True)
+    raw = run_step("raw-html", scripted(), flights_html)
+    assert whole.read_whole and whole.gists == [] and whole.lookup == []
+    assert list(whole.usage) == ["act"] and whole.usage["act"].calls == 1
+    assert whole.memory == raw.memory  # what raw-html shows: the page, no part headers
+    assert whole.reopened == list(range(whole.n_fragments))
+    assert whole.action is not None and whole.action.value == "Oslo"
+    # a page that does not fit is gisted and looked up as before
+    long_page = flights_html.replace("</body>", "<p>" + "filler words " * 2000 + "</p></body>")
+    gisted = run_step(agent, scripted(), long_page, read_whole_page=True)
+    assert not gisted.read_whole and gisted.usage["gist"].calls >= 1
+    assert gisted.usage["lookup"].calls >= 1
 
 
 def test_readagent_s_opens_one_at_a_time_until_stop(flights_html: str) -> None:

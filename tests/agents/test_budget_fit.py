@@ -45,6 +45,8 @@ def run(
     agent: str, backend: ScriptedBackend, budget: int, **extra: object
 ) -> tuple[StepTrace, Model]:
     model = Model(backend, sleep=lambda _: None)
+    # read_whole_page off: the page fits 8192 tokens whole, and this is about the gist memory
+    extra.setdefault("read_whole_page", False)
     settings = AgentSettings(agent=agent, context_budget=budget, gister="extractive", **extra)  # type: ignore[arg-type]
     built = build_agent(settings, model)
     previous = [f"[link] Category {i} -> CLICK" for i in range(12)]

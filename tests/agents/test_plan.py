@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,7 +17,6 @@ from webagent.model.base import Backend, Completion, Message, Request
 from webagent.model.client import Model
 
 TASK = "Search flights from Oslo"
-_ID = re.compile(r"\bid=\"?([^\s>\"',);]+)")
 
 
 class _Counter(Backend):

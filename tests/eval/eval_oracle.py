@@ -13,13 +13,13 @@ import time
 from collections.abc import Iterable
 
 from mind2web_eval.records import Task
+from webagent.memory import SHOWN_ID
 from webagent.model.base import Request
 from webagent.model.client import Model
 from webagent.model.retry import RetryPolicy
 from webagent.model.scripted import ScriptedBackend
 
 _TASK = re.compile(r"Task: (.*)\nPrevious actions:\n(.*?)\n\nThe web page", re.DOTALL)
-_ID = re.compile(r"\bid=\"?([^\s>\"',);]+)")
 _OMITTED = re.compile(r"^\((\d+) earlier actions omitted\)$")
 
 
@@ -62,7 +62,7 @@ class Oracle:
         element, op, value = self.gold.get((task, count), ("0", "CLICK", ""))
         if task in self.wrong_tasks:
             page = prompt.split("The web page", 1)[1]
-            shown = _ID.findall(page.split("\n", 1)[1])
+            shown = SHOWN_ID.findall(page.split("\n", 1)[1])
             element, op, value = (shown[0] if shown else "0"), "CLICK", ""
         return json.dumps({"element_id": element, "op": op, "value": value})
 

@@ -29,6 +29,7 @@ def test_readagent_p_with_the_local_model(
         "--agent", "readagent-p", "--context-budget", "2048", "--max-lookup", "2",
         "--model-path", str(local_model_path), "--n-ctx", "4096", "--no-progress",
         "--bootstrap", "50", "--gist-cache", str(tmp_path / "gists.sqlite"),
+        "--set", "agent.read_whole_page=false",  # the pages fit whole: gist and look up anyway
     ]  # fmt: skip
     assert main(argv) == 0
     printed = capsys.readouterr().out

@@ -48,7 +48,8 @@ HOSTILE_GIST = '<script>window.__pwned = 6</script><img src=x onerror="window.__
 
 def run(data: Path, out: Path, agent: str, wrong: set[str], gist: str = "a form") -> Path:
     tasks, _ = load_tasks(data)
-    settings = AgentSettings(agent=agent, context_budget=2048)  # type: ignore[arg-type]
+    # the pages fit 2048 tokens whole: gist them anyway, so the report shows gists
+    settings = AgentSettings(agent=agent, context_budget=2048, read_whole_page=False)  # type: ignore[arg-type]
     model = oracle_model(Oracle(tasks, wrong=wrong, gist=gist))
     subject = EvalSubject(
         agent=build_agent(settings, model),

@@ -28,7 +28,8 @@ SCORING = ScoringSettings(bootstrap=50)
 def subject(
     model: Model, agent: str = "readagent-p", cache: GistCache | None = None
 ) -> EvalSubject:
-    settings = AgentSettings(agent=agent, context_budget=2048)  # type: ignore[arg-type]
+    # the pages fit 2048 tokens whole: gist them anyway (the run is about gists and look-up)
+    settings = AgentSettings(agent=agent, context_budget=2048, read_whole_page=False)  # type: ignore[arg-type]
     return EvalSubject(
         agent=build_agent(settings, model, cache),
         agent_settings=settings.manifest(),

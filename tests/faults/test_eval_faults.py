@@ -44,7 +44,8 @@ def http_model(base_url: str) -> Model:
 def evaluate(
     model: Model, out: Path, agent: str = "raw-html", status: str = "complete", **extra: Any
 ) -> list[dict[str, Any]]:
-    settings = AgentSettings(agent=agent, context_budget=2048)  # type: ignore[arg-type]
+    # the pages fit 2048 tokens whole: gist them anyway, so ReadAgent reaches its look-up
+    settings = AgentSettings(agent=agent, context_budget=2048, read_whole_page=False)  # type: ignore[arg-type]
     subject = EvalSubject(
         agent=build_agent(settings, model),
         agent_settings=settings.manifest(),

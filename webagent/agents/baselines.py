@@ -9,7 +9,7 @@ order.
 from __future__ import annotations
 
 from webagent.agents.pipeline import Memory, PageAgent, StepContext
-from webagent.memory import fit_memory
+from webagent.memory import fit_memory, whole_page
 from webagent.retrieval import build_retriever, retrieval_query
 from webagent.tokens import truncate_to_tokens
 
@@ -19,7 +19,7 @@ class RawHtmlAgent(PageAgent):
 
     def build_memory(self, ctx: StepContext) -> Memory:
         fragments = ctx.page.fragments
-        whole = "\n".join(f.html for f in fragments)
+        whole = whole_page(fragments)
         text = truncate_to_tokens(whole, ctx.budget, self.model.count_tokens)
         # which fragments made it (wholly or in part) into the kept prefix
         kept, offset = [], 0

@@ -53,6 +53,7 @@ class Memory:
     gists: list[str] = field(default_factory=list)
     lookup: list[LookupRound] = field(default_factory=list)
     edits: MemoryEdits = field(default_factory=MemoryEdits)
+    read_whole: bool = False
 
 
 class PageAgent(Agent):
@@ -123,6 +124,7 @@ class PageAgent(Agent):
         memory = self.build_memory(ctx)
         trace.timings["memory_s"] = time.perf_counter() - t0
         trace.gists, trace.reopened, trace.lookup = memory.gists, memory.reopened, memory.lookup
+        trace.read_whole = memory.read_whole
         trace.memory_edits = memory.edits.model_copy(update={"previous_dropped": dropped})
         text = memory.text
         trace.memory = text

@@ -28,11 +28,11 @@ from webagent.contracts import Observation, PhaseUsage
 from webagent.gist.batch import split_parts
 from webagent.gist.cache import DryRunCache, GistCache
 from webagent.html.reading import MARK
+from webagent.memory import SHOWN_ID
 from webagent.model.base import Backend, Completion, Message, Request
 from webagent.model.client import Model
 from webagent.tokens import truncate_to_tokens
 
-_ID = re.compile(r"\bid=\"?([^\s>\"',);\]]+)")
 _OPENED = re.compile(r"Parts opened so far: ([^.\n]*)\.")
 _FILLER = "word " * 600
 
@@ -63,7 +63,7 @@ class PlanBackend(Backend):
         )
 
     def _gist(self, part: str) -> str:
-        found = _ID.search(part) or MARK.search(part)
+        found = SHOWN_ID.search(part) or MARK.search(part)
         named = f"(id={found.group(1)}) " if found else ""
         return truncate_to_tokens(
             named + _FILLER, self._settings.gist_max_tokens, self.count_tokens
@@ -87,7 +87,7 @@ class PlanBackend(Backend):
             return json.dumps({"page": str(page), "reason": "plan"})
         schema = request.json_schema or {}
         enum = schema.get("properties", {}).get("element_id", {}).get("enum")
-        found = _ID.search(text)
+        found = SHOWN_ID.search(text)
         element = enum[0] if enum else (found.group(1) if found else "none")
         return json.dumps({"element_id": element, "op": "CLICK", "value": ""})
 

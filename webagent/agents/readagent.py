@@ -3,7 +3,9 @@
 ``ReadAgentP`` asks once for up to ``max_lookup`` fragments (ReadAgent-P); ``ReadAgentS``
 reopens one at a time, seeing what is already open, until STOP (ReadAgent-S);
 ``GistOnlyAgent`` acts on the gists alone (the "gist memory" baseline, no look-up).
-Reopened fragments replace their gists in place.
+Reopened fragments replace their gists in place. A page that fits the act prompt whole is
+read whole by ReadAgent-P and -S (``read_whole_page``): the act prompt shows it as raw-html
+does, with no gist and no look-up call, as a person reads a short page without skimming it.
 
 Every memory is fitted to its prompt's budget by ``fit_memory`` under the model's counter: the
 look-up prompt of ReadAgent-P holds all gists (shortened only if they exceed its budget), each
@@ -22,7 +24,7 @@ from webagent.agents.pipeline import Memory, PageAgent, StepContext
 from webagent.contracts import LookupRound
 from webagent.gist.gister import build_gister
 from webagent.lookup import LookupQuery, lookup_parallel, lookup_sequential
-from webagent.memory import fit_memory
+from webagent.memory import fit_memory, whole_page
 from webagent.prompts import load_template
 from webagent.retrieval import build_retriever, retrieval_query
 
@@ -62,6 +64,9 @@ class ReadAgentP(GistOnlyAgent):
 
     def build_memory(self, ctx: StepContext) -> Memory:
         fragments = ctx.page.fragments
+        whole = self._whole_page(ctx)
+        if whole is not None:
+            return whole
         raw = self.gists(ctx)
         budget = self._lookup_budget(ctx)
         memory = fit_memory(fragments, raw, (), budget, self._count)
@@ -90,6 +95,20 @@ class ReadAgentP(GistOnlyAgent):
             lookup=rounds,
             edits=fitted.edits,
         )
+
+    def _whole_page(self, ctx: StepContext) -> Memory | None:
+        """The page as raw-html shows it, if it fits the act prompt whole
+        (``read_whole_page``): gists and a look-up would only cost calls to pick what fits."""
+        fragments = ctx.page.fragments
+        if not self.settings.read_whole_page or not fragments:
+            return None
+        # quick test first: joining the fragments saves at most a token or so per seam
+        if sum(f.tokens for f in fragments) > ctx.budget + len(fragments):
+            return None
+        text = whole_page(fragments)
+        if self._count(text) > ctx.budget:
+            return None
+        return Memory(text=text, reopened=[f.index for f in fragments], read_whole=True)
 
     def _lookup_budget(self, ctx: StepContext) -> int:
         """Tokens for the page in the look-up prompt (its template, task and answer aside)."""

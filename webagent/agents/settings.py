@@ -40,6 +40,11 @@ class AgentSettings(BaseModel):
         description="what the model gister reads of a fragment: its text with controls marked "
         "by id (reading) or its compact HTML",
     )
+    read_whole_page: bool = Field(
+        default=True,
+        description="ReadAgent-P/S read a page that fits the act prompt whole: every fragment "
+        "open, no gist and no look-up call (false: gist every page)",
+    )
     extractive_max_tokens: int = Field(
         default=256,
         ge=8,

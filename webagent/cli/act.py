@@ -60,6 +60,8 @@ def print_trace(trace: StepTrace) -> None:
     out = sys.stdout
     out.write(f"agent: {trace.agent}\n")
     out.write(f"page: {trace.n_fragments} fragments, {trace.page_tokens} tokens\n")
+    if trace.read_whole:
+        out.write("the page fits the act prompt whole: read whole, no gists, no look-up\n")
     for round_ in trace.lookup:
         asked = ", ".join(str(n) for n in round_.requested) or "-"
         out.write(f"look-up asked for parts: {asked}" + (" (STOP)" if round_.stop else "") + "\n")
