@@ -1,9 +1,11 @@
 """Prompt templates live in ``prompts/*.toml``; this module loads and renders them.
 
 A template file declares its ``version``, its ``variables`` and one string per chat role
-(``system``, ``user``). Placeholders are ``{{name}}``. Rendering fails on a missing or an
-unknown variable, and every rendered prompt carries a content hash of its template, which
-goes into cache keys and run manifests.
+(``system``, ``user``). Placeholders are ``{{name}}``. A variable whose text is one of a few
+fixed wordings takes them from the file's ``[choices.NAME]`` table (``Template.choice``), so
+every word a prompt says is in its file. Rendering fails on a missing or an unknown
+variable, and every rendered prompt carries a content hash of its template, which goes into
+cache keys and run manifests.
 """
 
 from __future__ import annotations
@@ -37,12 +39,23 @@ class Template(BaseModel):
     version: int
     variables: tuple[str, ...]
     parts: dict[str, str]
+    choices: dict[str, dict[str, str]] = {}
     sha256: str
 
     @property
     def version_tag(self) -> str:
         """``name@version#hash12``: what manifests and caches record."""
         return f"{self.name}@{self.version}#{self.sha256[:12]}"
+
+    def choice(self, variable: str, key: str) -> str:
+        """The wording ``key`` of ``variable`` from the template's ``[choices]``."""
+        options = self.choices.get(variable, {})
+        if key not in options:
+            raise PromptError(
+                f"prompt {self.name!r}: no choice {key!r} for {variable!r} "
+                f"(the file offers {sorted(options) or 'none'})"
+            )
+        return options[key]
 
     def render(self, **values: object) -> tuple[Message, ...]:
         missing = set(self.variables) - values.keys()
@@ -61,7 +74,13 @@ class Template(BaseModel):
 
 @cache
 def load_template(name: str) -> Template:
-    path = prompts_dir() / f"{name}.toml"
+    """The template ``prompts/NAME.toml`` (read once per process)."""
+    return read_template(prompts_dir() / f"{name}.toml")
+
+
+def read_template(path: Path) -> Template:
+    """A template file, checked: its parts, its declared variables, its ``[choices]``."""
+    name = path.stem
     try:
         raw = path.read_bytes()
         data = tomllib.loads(raw.decode("utf-8"))
@@ -79,11 +98,21 @@ def load_template(name: str) -> Template:
             f"prompt template {path}: declared variables {sorted(declared)} "
             f"but the text uses {sorted(used)}"
         )
+    choices = data.get("choices", {})
+    wellformed = isinstance(choices, dict) and all(
+        isinstance(options, dict) and all(isinstance(v, str) for v in options.values())
+        for options in choices.values()
+    )
+    if not wellformed or not set(choices) <= set(declared):
+        raise PromptError(
+            f"prompt template {path}: [choices] must map declared variables to tables of strings"
+        )
     return Template(
         name=name,
         version=int(data.get("version", 0)),
         variables=declared,
         parts=parts,
+        choices=choices,
         sha256=hashlib.sha256(raw).hexdigest(),
     )
 

@@ -30,14 +30,8 @@ _PART = re.compile(
 ANSWER_FRAME_TOKENS = 6
 
 #: what the gister reads of a fragment: its reading view (:mod:`webagent.html.reading`) or
-#: its compact HTML
+#: its compact HTML; the gist prompts describe each (their ``[choices.view_note]``)
 GistView = Literal["reading", "html"]
-#: how the gist prompts describe each view to the model
-VIEW_NOTES: dict[GistView, str] = {
-    "reading": "its text, each link, button and form control marked [ID kind attributes] "
-    "where it starts",
-    "html": "HTML, element ids shown as id=...",
-}
 
 
 def fragment_view(fragment: Fragment, view: GistView) -> str:

@@ -13,7 +13,6 @@ import re
 from webagent.errors import ModelError
 from webagent.gist.base import Gister
 from webagent.gist.batch import (
-    VIEW_NOTES,
     GistView,
     answer_room,
     batch_schema,
@@ -108,7 +107,10 @@ class ModelGister(Gister):
             return [[i] for i in range(len(fragments))]
         template = load_template("gist_batch")
         empty = template.render(
-            view_note=VIEW_NOTES[self.view], word_budget=self.words, count=len(fragments), parts=""
+            view_note=template.choice("view_note", self.view),
+            word_budget=self.words,
+            count=len(fragments),
+            parts="",
         )
         # the margin covers the chat template's own tokens the counter does not see
         overhead = model.count_message_tokens(empty) + BATCH_MARGIN_TOKENS
@@ -123,7 +125,7 @@ class ModelGister(Gister):
         template = load_template("gist")
         return Request(
             messages=template.render(
-                view_note=VIEW_NOTES[self.view],
+                view_note=template.choice("view_note", self.view),
                 word_budget=self.words,
                 path=fragment.path or "(page root)",
                 fragment=fragment_view(fragment, self.view),
@@ -137,7 +139,7 @@ class ModelGister(Gister):
         template = load_template("gist_batch")
         return Request(
             messages=template.render(
-                view_note=VIEW_NOTES[self.view],
+                view_note=template.choice("view_note", self.view),
                 word_budget=self.words,
                 count=len(fragments),
                 parts=render_parts(fragments, self.view),
