@@ -12,8 +12,8 @@ interleaved and repeated (the minimum of ``--repeat`` runs is kept, the median i
 
 Prints one row per page and totals per MB; ``--out`` writes all of it as JSON; ``--profile``
 adds a cProfile of ``ours`` over all pages; ``--depth-table`` prints fragment counts at depth
-5/6/7 with default settings and with ``plan_segmentation`` for an 8K window (the numbers in
-docs/SEGMENTATION.md).
+5/6/7 with default settings and with the agents' 8K plan (``--depth-summary DIR`` writes them
+as ``segment_depth.md/.json``, the figures docs/SEGMENTATION.md refers to).
 
     PYTHONPATH=. python bench/bench_segment.py --repeat 7 --out /tmp/bench_segment.json
 """
@@ -34,12 +34,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import benchkit
 import lxml.html
 from benchkit import REPO, markdown_table, provenance
 from bs4 import BeautifulSoup
 from pagetime import agent_plan
 
-from webagent.html.budget import plan_segmentation
 from webagent.html.clean import clean_page
 from webagent.html.fragment import SegmentSettings
 from webagent.html.parse import parse_html
@@ -47,7 +47,7 @@ from webagent.html.segment import segment_html, segment_page
 
 DEFAULT_FOLDER = Path(__file__).resolve().parents[2] / "shared" / "pages"
 DEFAULTS = SegmentSettings()
-PLAN_8K = plan_segmentation(8192, 72, 1024, 5)
+DEPTHS = (5, 6, 7)
 #: what ``--plan`` times: its settings, how the summary names them, the summary's file name
 PLANS: dict[str, tuple[Callable[[], SegmentSettings], str, str]] = {
     "default": (SegmentSettings, "SegmentSettings() defaults", "page_speed"),
@@ -200,26 +200,63 @@ def raw_subtrees(data: bytes, depth: int) -> int:
     return len(root.xpath("/*" * (depth + 1)))
 
 
-def depth_table(paths: list[Path]) -> list[dict[str, object]]:
-    print(f"{'page':40} {'tokens':>7} | raw subtrees d5 d6 d7 | default d5 d6 d7 "
-          "| 8K plan d5 d6 d7 | over budget")  # fmt: skip
-    rows = []
+def depth_table(paths: list[Path], summary: Path | None) -> list[dict[str, object]]:
+    """Fragment counts at depth 5/6/7 with ``SegmentSettings()`` and with the agents' 8K plan
+    (``pagetime.agent_plan``); with ``summary``, writes ``segment_depth.md/.json`` there (the
+    figures docs/SEGMENTATION.md refers to)."""
+    plan = agent_plan()
+    rows: list[dict[str, Any]] = []
     for path in paths:
         data = path.read_bytes()
         page = clean_page(data)
-        raw = [raw_subtrees(data, d) for d in (5, 6, 7)]
-        free = [segment_page(page, DEFAULTS.model_copy(update={"depth": d})) for d in (5, 6, 7)]
-        plan = [segment_page(page, PLAN_8K.model_copy(update={"depth": d})) for d in (5, 6, 7)]
-        over = [sum(f.oversized for f in r.fragments) for r in plan]
-        counts = [len(r.fragments) for r in free], [len(r.fragments) for r in plan]
-        print(f"{path.name[:40]:40} {free[1].page_tokens:7} | {raw[0]:12} {raw[1]:4} {raw[2]:4} "
-              f"| {counts[0][0]:10} {counts[0][1]:3} {counts[0][2]:3} | {counts[1][0]:10} "
-              f"{counts[1][1]:3} {counts[1][2]:3} | {over}")  # fmt: skip
-        rows.append({"page": path.name, "tokens": free[1].page_tokens, "raw_subtrees": raw,
-                     "default": counts[0], "plan_8k": counts[1], "oversized_8k": over})  # fmt: skip
-    print(f"default: {DEFAULTS.model_dump()}")
-    print(f"8K plan: {PLAN_8K.model_dump()}")
+        raw = [raw_subtrees(data, d) for d in DEPTHS]
+        free = [segment_page(page, DEFAULTS.model_copy(update={"depth": d})) for d in DEPTHS]
+        planned = [segment_page(page, plan.model_copy(update={"depth": d})) for d in DEPTHS]
+        rows.append({"page": path.stem, "tokens": free[1].page_tokens, "raw_subtrees": raw,
+                     "default": [len(r.fragments) for r in free],
+                     "plan_8k": [len(r.fragments) for r in planned],
+                     "oversized_8k": [sum(f.oversized for f in r.fragments)
+                                      for r in planned]})  # fmt: skip
+    text = depth_text(rows, plan)
+    print(text)
+    if summary is not None:
+        settings = {"default": DEFAULTS.model_dump(), "plan_8k": plan.model_dump()}
+        payload = {"provenance": provenance(settings, {}), "pages": rows}
+        payload["provenance"]["command"] = "bench_segment.py --repeat 0 --depth-table " + (
+            f"--depth-summary {summary}"
+        )
+        benchkit.write_summary("segment_depth", payload, text, summary)
     return rows
+
+
+def depth_text(rows: list[dict[str, Any]], plan: SegmentSettings) -> str:
+    """The depth table and what it shows, every figure computed from ``rows``."""
+    slash = "/".join
+    table = markdown_table(
+        ["page", "tokens", "subtrees d5/d6/d7", "default d5/d6/d7", "8K plan d5/d6/d7",
+         "over max_fragment_tokens (8K, d6)"],
+        [[r["page"], r["tokens"], slash(map(str, r["raw_subtrees"])),
+          slash(map(str, r["default"])), slash(map(str, r["plan_8k"])), r["oversized_8k"][1]]
+         for r in rows],
+    )  # fmt: skip
+    cap = plan.max_fragments or 0
+    free_over = [r for r in rows if r["default"][1] > cap]
+    plan_over = [r for r in rows if r["plan_8k"][1] > cap]
+    steady = [r for r in rows if all(abs(n - r["plan_8k"][1]) <= 0.1 * r["plan_8k"][1]
+                                     for n in r["plan_8k"])]  # fmt: skip
+    most = max((r["default"][1] for r in rows), default=0)
+    return (
+        f"## Fragments by depth ({len(rows)} saved pages; tokens: the estimate counter)\n\n"
+        f"{table}\n\nThe agents' 8K plan: max_fragments={cap}, "
+        f"max_fragment_tokens={plan.max_fragment_tokens}, overflow={plan.overflow}. "
+        f"With `SegmentSettings()` (no count limit) {len(free_over)} of {len(rows)} pages give "
+        f"more than {cap} fragments at depth 6 (up to {most}); with the plan "
+        f"{len(rows) - len(plan_over)} of {len(rows)} stay within {cap}; the other "
+        f"{len(plan_over)} (from {min((r['tokens'] for r in plan_over), default=0):,} tokens) "
+        "get more fragments with shorter gists, since no fragment grows past "
+        "max_fragment_tokens. Depth 5, 6 and 7 give fragment "
+        f"counts within 10 % of depth 6's under the plan on {len(steady)} of {len(rows)} pages."
+    )
 
 
 def main() -> None:
@@ -231,6 +268,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="write the results as JSON here")
     parser.add_argument("--profile", action="store_true", help="cProfile ours over all pages")
     parser.add_argument("--depth-table", action="store_true", help="fragment counts by depth")
+    parser.add_argument(
+        "--depth-summary", type=Path, help="with --depth-table: write segment_depth.md/.json here"
+    )
     parser.add_argument(
         "--summary",
         type=Path,
@@ -260,7 +300,7 @@ def main() -> None:
         rows = [bench_page(path, args.repeat) for path in paths]
         report = {"pages": rows, "per_mb_ms": print_table(rows)}
     if args.depth_table:
-        report["depth_table"] = depth_table(paths)
+        report["depth_table"] = depth_table(paths, args.depth_summary)
     if args.profile:
         datas = [p.read_bytes() for p in paths]
         profiler = cProfile.Profile()
