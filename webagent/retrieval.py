@@ -13,8 +13,10 @@ Fragments are longer than a sentence encoder reads well (all-MiniLM-L6-v2 stops 
 pieces), so an embedding retriever encodes several texts per fragment
 (:func:`fragment_texts`): overlapping chunks of ``CHUNK_WORDS`` words of its document, and
 each interactive element with its labels (:func:`element_documents`), alone and under its
-section heading; the fragment scores its best text. Embeddings are memoised by text for the
-process (``EMBED_CACHE_SIZE`` entries per model), so steps on the same page encode it once.
+section heading; the fragment scores the mean cosine of its ``TOP_TEXTS`` best texts. The query
+they encode is the retrieval query with each previous action's operation and typed value cut
+(:func:`dense_query`). Embeddings are memoised by text for the process (``EMBED_CACHE_SIZE``
+entries per model), so steps on the same page encode it once.
 Documents are read with UTF-8 mojibake undone (:func:`repair_mojibake`) and identifier-like
 attribute values split into words (:func:`identifier_words`).
 """
@@ -29,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from html.parser import HTMLParser
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +45,11 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 CHUNK_WORDS = 96
 CHUNK_STRIDE = 64
 EMBED_CACHE_SIZE = 50_000
+#: a fragment's embedding score is the mean cosine of its best this-many texts: with one (the
+#: max), a single short text that happens to sit near the query (a user name "SammyLerma" for
+#: "as Sam") outranks the fragment where a form's label and its button both match; each text
+#: past the second averages in weaker evidence, so two: the fewest that asks texts to agree
+TOP_TEXTS = 2
 #: reciprocal-rank fusion constant (Cormack et al. 2009)
 RRF_K = 60
 
@@ -192,6 +200,23 @@ def element_documents(fragment: Fragment, heading: bool = False) -> list[str]:
 def retrieval_query(task: str, previous_actions: Sequence[str]) -> str:
     """What retrieval ranks against: the task and the last three previous actions."""
     return " ".join([task, *previous_actions[-3:]])
+
+
+#: an action's operation and value in a previous action ``[role] text -> TYPE: value``: up to
+#: the next action's ``[role]`` or the end of the query
+_OPERATION = re.compile(r"\s->\s[A-Z]+(?::\s.*?)?(?=\s\[[^\]\s]*\]\s|$)")
+
+
+def dense_query(query: str) -> str:
+    """What an embedding retriever encodes of a :func:`retrieval_query`: each previous action
+    as the element it acted on (``[textbox] Name:``), without ``-> TYPE: Sam``.
+
+    A typed or selected value is data the user entered, which no label on the page carries;
+    in a sentence embedding it pulls the query towards any text that resembles the value (user
+    names, products), while the element's own text says where on the page the task is. BM25
+    keeps the whole query: a value shares no word with most labels, so it costs it nothing.
+    """
+    return " ".join(_OPERATION.sub("", query).split())
 
 
 #: English function words: they match everywhere and rank nothing
@@ -346,23 +371,23 @@ def fragment_texts(fragment: Fragment) -> list[str]:
     return list(dict.fromkeys(t for t in texts if t)) or [""]
 
 
-def _best_text_scores(cache_: _EmbeddingCache, query: str, fragments: Sequence[Fragment]) -> Any:
-    """Per fragment, the cosine of its best-matching text (:func:`fragment_texts`)."""
+def _best_text_scores(
+    cache_: _EmbeddingCache, query: str, fragments: Sequence[Fragment], top: int = TOP_TEXTS
+) -> Any:
+    """Per fragment, the mean cosine between :func:`dense_query` of ``query`` and its ``top``
+    best-matching texts (:func:`fragment_texts`; all of them if it has fewer)."""
     import numpy as np
 
     if not fragments:
         return np.zeros(0)
-    owner: list[int] = []
+    bounds = [0]
     texts: list[str] = []
-    for i, fragment in enumerate(fragments):
-        pieces = fragment_texts(fragment)
-        texts += pieces
-        owner += [i] * len(pieces)
-    vectors = np.stack(cache_.encode(texts))
-    q = cache_.encode([query])[0]
-    scores = np.full(len(fragments), -2.0)
-    np.maximum.at(scores, np.asarray(owner), vectors @ q)
-    return scores
+    for fragment in fragments:
+        texts += fragment_texts(fragment)
+        bounds.append(len(texts))
+    cosines = np.stack(cache_.encode(texts)) @ cache_.encode([dense_query(query)])[0]
+    best = (np.sort(cosines[a:b])[::-1][:top] for a, b in pairwise(bounds))
+    return np.asarray([float(part.mean()) for part in best])
 
 
 def _ranking(scores: Any) -> list[int]:
@@ -370,12 +395,19 @@ def _ranking(scores: Any) -> list[int]:
 
 
 class EmbeddingRetriever(Retriever):
-    """all-MiniLM-L6-v2 (English): a fragment scores its best text (:func:`fragment_texts`)."""
+    """all-MiniLM-L6-v2 (English): a fragment scores the mean cosine of its ``TOP_TEXTS`` best
+    texts (:func:`fragment_texts`) to the query without its typed values (:func:`dense_query`)."""
 
     name = "embedding"
 
+    def __init__(self, top_texts: int = TOP_TEXTS) -> None:
+        if top_texts < 1:
+            raise ValueError(f"top_texts must be at least 1, not {top_texts}")
+        self.top_texts = top_texts
+
     def scores(self, query: str, fragments: Sequence[Fragment]) -> Any:
-        return _best_text_scores(_CACHE, query, fragments)
+        """Per fragment, the mean cosine of its ``top_texts`` best texts (:func:`dense_query`)."""
+        return _best_text_scores(_CACHE, query, fragments, self.top_texts)
 
     def rank(self, query: str, fragments: Sequence[Fragment]) -> list[int]:
         return _ranking(self.scores(query, fragments)) if fragments else []
@@ -389,7 +421,7 @@ class MultilingualRetriever(EmbeddingRetriever):
     name = "multilingual"
 
     def scores(self, query: str, fragments: Sequence[Fragment]) -> Any:
-        return _best_text_scores(_MULTILINGUAL_CACHE, query, fragments)
+        return _best_text_scores(_MULTILINGUAL_CACHE, query, fragments, self.top_texts)
 
 
 class FusedRetriever(Retriever):
@@ -411,7 +443,12 @@ class FusedRetriever(Retriever):
 class HybridRetriever(Retriever):
     """BM25 and multilingual embeddings by score fusion, with equal weights: BM25 divided by
     the page's best (0 stays 0: no query word is no evidence) plus the cosine min-max scaled
-    over the page. Unlike rank fusion it keeps how far ahead each part's best fragment is."""
+    over the page. Unlike rank fusion it keeps how far ahead each part's best fragment is.
+
+    Its multilingual part scores a fragment by its single best text (``top_texts=1``): BM25
+    already rewards a fragment where several texts match (it sums over the whole document), and
+    what the embedding adds is the sharpest match, such as one label in another language, which
+    a mean over two texts would blur (bench/coverage.py measures the hybrid lower with it)."""
 
     name = "hybrid"
 
@@ -419,7 +456,7 @@ class HybridRetriever(Retriever):
         self, lexical: BM25Retriever | None = None, dense: EmbeddingRetriever | None = None
     ) -> None:
         self.lexical = lexical or BM25Retriever()
-        self.dense = dense or MultilingualRetriever()
+        self.dense = dense or MultilingualRetriever(top_texts=1)
 
     def scores(self, query: str, fragments: Sequence[Fragment]) -> Any:
         """Per fragment, 0.5 * BM25 / page max + 0.5 * min-max scaled cosine, in [0, 1]."""

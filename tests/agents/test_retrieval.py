@@ -1,20 +1,28 @@
-"""Retrievers: chunking, reciprocal-rank fusion, and what an unknown name says."""
+"""Retrievers: chunking, reciprocal-rank fusion, the embedding query and pooling, and what an
+unknown name says."""
 
 from __future__ import annotations
 
 import importlib.util
+import math
 from collections.abc import Sequence
+from typing import Any
 
+import numpy as np
 import pytest
 
+from webagent import retrieval
 from webagent.html.fragment import Fragment
 from webagent.retrieval import (
+    TOP_TEXTS,
     BM25Retriever,
     EmbeddingRetriever,
     FusedRetriever,
+    HybridRetriever,
     Retriever,
     build_retriever,
     chunks,
+    dense_query,
     retrieval_query,
 )
 
@@ -58,6 +66,62 @@ def test_bm25_finds_the_matching_fragment() -> None:
 
 def test_query_is_the_task_and_the_last_three_actions() -> None:
     assert retrieval_query("t", ["a", "b", "c", "d"]) == "t b c d"
+
+
+def test_the_embedding_query_keeps_the_elements_acted_on_not_the_values() -> None:
+    query = retrieval_query(
+        "Post a comment as Sam",
+        ["[textbox]  Name: -> TYPE: Sam", "[combobox]  Land -> SELECT: Deutschland",
+         "[link]  Guest -> CLICK"],
+    )  # fmt: skip
+    assert dense_query(query) == (
+        "Post a comment as Sam [textbox] Name: [combobox] Land [link] Guest"
+    )
+    # a value with spaces and an arrow inside runs to the next action's [role] or the end
+    assert dense_query("t [textbox] Note -> TYPE: see page 2 -> 3 [link] Go -> CLICK") == (
+        "t [textbox] Note [link] Go"
+    )
+    assert dense_query("Find the cheapest flight") == "Find the cheapest flight"
+
+
+#: what the fake encoder maps each text to: its cosine to any query (a unit vector at that angle)
+COSINES = {"Name": 0.8, "Post comment": 0.8, "Name Post comment": 0.5, "Sammy": 0.9}
+
+
+def fake_encode(texts: list[str]) -> Any:
+    """Unit vectors whose first coordinate is the text's cosine to the query, (1, 0)."""
+    queries = [t for t in texts if t not in COSINES and "filler" not in t]
+    fake_encode.queries += queries  # type: ignore[attr-defined]
+    cos = [1.0 if t in queries else COSINES.get(t, 0.0) for t in texts]
+    return [np.asarray([c, math.sqrt(1.0 - c * c)]) for c in cos]
+
+
+def controls(index: int, html: str, text: str, interactive: list[str]) -> Fragment:
+    return Fragment(
+        index=index, path="", html=html, text=text, element_ids=interactive,
+        interactive_ids=interactive, tokens=len(text),
+    )  # fmt: skip
+
+
+def test_a_fragment_scores_the_mean_of_its_best_texts(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_encode.queries = []  # type: ignore[attr-defined]
+    monkeypatch.setattr(retrieval, "_CACHE", retrieval._EmbeddingCache(fake_encode))
+    form = controls(  # texts: the document (0.5), "Name" (0.8), "Post comment" (0.8)
+        0, "<label id=1>Name</label><button id=2>Post comment</button>",
+        "Name Post comment", ["1", "2"],
+    )  # fmt: skip
+    user = controls(1, "<a id=3>Sammy</a><p id=4>filler</p>", "Sammy filler", ["3"])
+    assert TOP_TEXTS == 2
+    top2 = EmbeddingRetriever().scores("q -> TYPE: Sam", [form, user])
+    assert top2.tolist() == pytest.approx([0.8, 0.45])  # two agreeing texts beat one lucky one
+    assert EmbeddingRetriever(top_texts=1).rank("q", [form, user]) == [1, 0]  # the max
+    assert fake_encode.queries == ["q"]  # encoded without the typed value
+    with pytest.raises(ValueError, match="top_texts must be at least 1"):
+        EmbeddingRetriever(top_texts=0)
+
+
+def test_the_hybrid_takes_the_multilingual_best_text() -> None:
+    assert HybridRetriever().dense.top_texts == 1
 
 
 def test_unknown_retriever_is_named() -> None:
