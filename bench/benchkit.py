@@ -33,6 +33,8 @@ SHARED = REPO.parent / "shared"
 DEFAULT_PAGES = SHARED / "pages"
 DEFAULT_TOOL = SHARED / "tools" / "make_grounding_tasks.py"
 BUDGET = 8192
+#: what the benchmarks and bench/performance_doc.py write into the checkout
+WRITTEN_BY_BENCHES = ("bench/summaries", "docs/PERFORMANCE.md", "README.md")
 EMBEDDED_CAVEAT = (
     "SmolLM2-135M is near chance: figures that depend on its answers prove plumbing only"
 )
@@ -116,7 +118,8 @@ def provenance(settings: dict[str, Any], data: dict[str, str]) -> dict[str, Any]
     """What produced a benchmark result (``webagent.provenance``) and how it was called."""
     return {
         "date": now(),
-        "git_revision": git_revision(REPO),
+        # the code's revision: summaries written by this or an earlier bench do not count
+        "git_revision": git_revision(REPO, ignore=WRITTEN_BY_BENCHES),
         "prompt_versions": prompt_versions(),
         "packages": package_versions(),
         "settings": settings,

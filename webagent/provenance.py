@@ -11,6 +11,7 @@ import os
 import platform
 import subprocess
 import sys
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -55,9 +56,11 @@ def prompt_versions() -> dict[str, str]:
     return all_template_versions()
 
 
-def git_revision(where: Path | None = None) -> str | None:
+def git_revision(where: Path | None = None, ignore: Sequence[str] = ()) -> str | None:
     """``<sha>`` (``+dirty`` with changes to tracked files) of the checkout holding ``where``
-    (default: this code), or None outside a git checkout."""
+    (default: this code), or None outside a git checkout. Changes under the ``ignore`` paths
+    (relative to the checkout's root) do not count: a benchmark writing its summaries does not
+    make the code it measures dirty."""
     folder = where or _HERE
     try:
         sha = subprocess.run(
@@ -71,7 +74,8 @@ def git_revision(where: Path | None = None) -> str | None:
         if sha.returncode != 0:
             return None
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ":/"]
+            + [f":(top,exclude){path}" for path in ignore],
             cwd=folder,
             capture_output=True,
             text=True,
