@@ -24,7 +24,9 @@ and off); ``delay_s`` holds each chat request that long; ``peak_in_flight`` is t
 requests the server was handling at once.
 
 ``reject_json_schema`` makes it answer 500 to ``response_format.type == "json_schema"`` (as
-llama-cpp-python's server does). ``tokenizer`` picks which tokenize endpoint exists.
+llama-cpp-python's server does). ``tokenizer`` picks which tokenize endpoint exists;
+``tokenizer_cut`` is an event that, while set, makes it answer ``truncated`` (a server dying
+mid-answer).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ class FakeOpenAIServer:
         self.delay_s = delay_s
         self.retry_after = retry_after
         self.down = threading.Event()
+        self.tokenizer_cut = threading.Event()
         self.in_flight = 0
         self.peak_in_flight = 0
         self.default = default
@@ -179,6 +182,8 @@ def _handler_for(fake: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                     if fake.delay_s:
                         fake.stopping.wait(fake.delay_s)
                     self._chat(fake.next_behaviour(body), body)
+            elif fake.tokenizer is not None and fake.tokenizer_cut.is_set():
+                self._raw(b'{"count": 1', announced=400)
             elif self.path == "/extras/tokenize/count" and fake.tokenizer == "llama-cpp-python":
                 self._send(200, {"count": len(str(body.get("input", "")).split())})
             elif self.path == "/tokenize" and fake.tokenizer == "llama.cpp":

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from fakes.openai_server import FakeOpenAIServer
 from llama_servers import start_server, stop
 
 from webagent.cli import build_parser
@@ -20,7 +21,7 @@ from webagent.cli.options import flag_values
 from webagent.errors import ConfigError, FatalModelError, TransientModelError
 from webagent.model.base import Message, Request
 from webagent.model.client import Model
-from webagent.model.factory import build_backend
+from webagent.model.factory import build_backend, build_model
 from webagent.model.pool import ReplicaPool, connection_failed
 from webagent.model.retry import RetryPolicy
 from webagent.model.scripted import ScriptedBackend
@@ -123,6 +124,25 @@ def test_only_a_refused_connection_means_dead() -> None:
     slow.__cause__ = TimeoutError()
     assert not connection_failed(slow)
     assert not connection_failed(TransientModelError("HTTP 503"))
+
+
+def test_a_count_cut_off_as_its_server_dies_moves_counting_to_the_next_replica() -> None:
+    with (
+        FakeOpenAIServer(tokenizer="llama-cpp-python") as dying,
+        FakeOpenAIServer(tokenizer="llama-cpp-python") as alive,
+    ):
+        settings = ModelSettings(
+            backend="openai", model="fake-model", base_url=dying.base_url,
+            base_urls=(alive.base_url,), max_retries=0, timeout_s=5.0,
+        )  # fmt: skip
+        with build_model(settings, sleep=lambda _s: None) as model:
+            assert model.count_tokens("one two") == 2
+            dying.tokenizer_cut.set()  # its answers now stop short of their announced length
+            assert model.count_tokens("three four five") == 3  # counted by the other one
+            stats = model.backend.stats()  # type: ignore[attr-defined]
+    first, second = settings.endpoints()
+    assert not stats[first]["alive"] and stats[second]["alive"]
+    assert "/extras/tokenize/count" in alive.paths
 
 
 def test_repeated_base_url_is_a_list_of_replicas() -> None:

@@ -16,6 +16,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from http.client import IncompleteRead
 
 from webagent.errors import ConfigError, ModelError, TransientModelError
 from webagent.model.base import Backend, Completion, Message, Request
@@ -24,14 +25,15 @@ log = logging.getLogger(__name__)
 
 
 def connection_failed(exc: ModelError) -> bool:
-    """Whether ``exc`` says the endpoint is gone (refused or reset), not merely slow or busy."""
+    """Whether ``exc`` says the endpoint is gone (refused, reset, an answer cut off mid-body),
+    not merely slow or busy."""
     cause: BaseException | None = exc
     while cause is not None:
         name = type(cause).__name__
         if name == "APITimeoutError" or isinstance(cause, TimeoutError):
             return False
-        if name == "APIConnectionError" or isinstance(cause, ConnectionError):
-            return True
+        if name == "APIConnectionError" or isinstance(cause, ConnectionError | IncompleteRead):
+            return True  # refused, reset, or an answer cut off as the server died
         cause = cause.__cause__ or cause.__context__
     return False
 

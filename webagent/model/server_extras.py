@@ -9,6 +9,7 @@ Plain ``urllib`` is enough: these are small local JSON calls, not model calls.
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -50,6 +51,9 @@ def http_json(url: str, payload: dict[str, Any] | None, api_key: str | None, tim
         raise ModelTimeoutError(f"{url} did not answer within {timeout:.0f} s") from exc
     except urllib.error.URLError as exc:
         raise TransientModelError(f"cannot reach {url}: {exc.reason}") from exc
+    except (http.client.HTTPException, ConnectionError) as exc:
+        # the server went away mid-answer (a body cut short, a reset): as a refused connection
+        raise TransientModelError(f"{url} broke off its answer: {exc!r}") from exc
     try:
         return json.loads(body)
     except ValueError as exc:
