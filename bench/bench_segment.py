@@ -34,9 +34,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import benchkit
 import lxml.html
-from benchkit import REPO, markdown_table, provenance
+from benchkit import REPO, markdown_table, provenance, write_summary
 from bs4 import BeautifulSoup
 from pagetime import agent_plan
 
@@ -225,7 +224,7 @@ def depth_table(paths: list[Path], summary: Path | None) -> list[dict[str, objec
         payload["provenance"]["command"] = "bench_segment.py --repeat 0 --depth-table " + (
             f"--depth-summary {summary}"
         )
-        benchkit.write_summary("segment_depth", payload, text, summary)
+        write_summary("segment_depth", payload, text, summary)
     return rows
 
 
@@ -290,7 +289,7 @@ def main() -> None:
     global SETTINGS  # noqa: PLW0603  # one plan per process, read by the timing functions
     SETTINGS = PLANS[args.plan][0]()
     if args.summary:
-        write_summary(args)
+        write_speed_summary(args)
         return
     paths = sorted(args.folder.glob("*.html"))
     if not paths:
@@ -314,7 +313,7 @@ def main() -> None:
         print(f"wrote {args.out}")
 
 
-def write_summary(args: argparse.Namespace) -> None:
+def write_speed_summary(args: argparse.Namespace) -> None:
     from page_states import _git, unpack
 
     baseline = args.baseline or _git("merge-base", "HEAD", "main")
