@@ -40,19 +40,33 @@ from scripted_model import POLICY, Script, scripted_model
 from webagent.agents.context import context_budget, segment_settings
 from webagent.agents.registry import AgentSettings, build_agent
 from webagent.contracts import Observation
+from webagent.gist.batch import GistView
 from webagent.gist.gister import build_gister
 from webagent.html.segment import segment_html
 from webagent.memory import shown_ids
 from webagent.model.calls import CallLog
 
-MODES = {"per fragment (gist_batch=1)": 1, "batched (default gist_batch)": None}
+#: how the page is gisted: the gist batch (None: the default) and what the gister reads
+MODES: dict[str, tuple[int | None, GistView]] = {
+    "per fragment (gist_batch=1)": (1, "reading"),
+    "batched (default gist_batch)": (None, "reading"),
+    "batched, controls marked by page id (gist_view=reading-ids)": (None, "reading-ids"),
+}
 #: ReadAgent-P gisting a page that would fit the act prompt whole (read_whole_page off)
 EVERY_PAGE = "readagent-p, batched, every page gisted (read_whole_page=false)"
 
 
-def settings(agent: str, batch: int | None, read_whole: bool = True) -> AgentSettings:
+def settings(
+    agent: str, batch: int | None, read_whole: bool = True, view: GistView = "reading"
+) -> AgentSettings:
     extra: dict[str, Any] = {} if batch is None else {"gist_batch": batch}
-    return AgentSettings(agent=agent, context_budget=BUDGET, read_whole_page=read_whole, **extra)
+    return AgentSettings(
+        agent=agent,
+        context_budget=BUDGET,
+        read_whole_page=read_whole,
+        gist_view=view,
+        **extra,
+    )
 
 
 def page_rows(pages: list[Path], script: Script) -> list[dict[str, Any]]:
@@ -62,9 +76,9 @@ def page_rows(pages: list[Path], script: Script) -> list[dict[str, Any]]:
         step = Step(path.stem, 0, 1, path.stem, "", [], html, (), "CLICK", "")
         row: dict[str, Any] = {"page": path.name, "bytes": path.stat().st_size}
         named: dict[str, list[list[str]]] = {}
-        for label, batch in MODES.items():
+        for label, (batch, view) in MODES.items():
             model, backend = scripted_model(script)
-            agent_settings = settings("gist-only", batch)
+            agent_settings = settings("gist-only", batch, view=view)
             page = segment_html(html, segment_settings(agent_settings, model), model.count_tokens)
             script.begin(step, page)
             gister = build_gister(
@@ -73,6 +87,7 @@ def page_rows(pages: list[Path], script: Script) -> list[dict[str, Any]]:
                 agent_settings.gist_max_tokens,
                 agent_settings.gist_batch,
                 context_budget(agent_settings, model),
+                view=view,
             )
             log = CallLog(model)
             gists = gister.gist_all(page.fragments, log, None)
@@ -88,23 +103,29 @@ def page_rows(pages: list[Path], script: Script) -> list[dict[str, Any]]:
             }
             named[label] = [shown_ids(g, page.element_ids) for g in gists]
             backend.requests.clear()
-        single, batched = named.values()
+        single, batched, page_ids = named.values()
         row["same_ids_fragments"] = sum(a == b for a, b in zip(single, batched, strict=True))
+        row["same_ids_as_page_ids"] = sum(a == b for a, b in zip(page_ids, batched, strict=True))
         rows.append(row)
         print(f"{path.name[:48]:48s} {row['fragments']:3d} fragments", flush=True)
     return rows
 
 
 def step_rows(steps: list[Step], script: Script) -> list[dict[str, Any]]:
-    runs = {"raw-html (cut to budget)": ("raw-html", None, True)}
-    runs |= {f"readagent-p, {label}": ("readagent-p", b, True) for label, b in MODES.items()}
-    runs[EVERY_PAGE] = ("readagent-p", None, False)
+    runs: dict[str, tuple[str, int | None, bool, GistView]] = {
+        "raw-html (cut to budget)": ("raw-html", None, True, "reading")
+    }
+    runs |= {
+        f"readagent-p, {label}": ("readagent-p", b, True, view)
+        for label, (b, view) in MODES.items()
+    }
+    runs[EVERY_PAGE] = ("readagent-p", None, False, "reading")
     rows = []
     for step in steps:
         row: dict[str, Any] = {"task_id": step.task_id, "step": step.index}
-        for label, (agent, batch, whole) in runs.items():
+        for label, (agent, batch, whole, view) in runs.items():
             model, backend = scripted_model(script)
-            agent_settings = settings(agent, batch, whole)
+            agent_settings = settings(agent, batch, whole, view)
             page = segment_html(
                 step.html, segment_settings(agent_settings, model), model.count_tokens
             )
@@ -149,8 +170,12 @@ def tables(pages: list[dict[str, Any]], steps: list[dict[str, Any]]) -> tuple[st
             "gist_input_x_compact_max": max(x_compact),
         }
     same = sum(p["same_ids_fragments"] for p in pages)
+    same_as_page_ids = sum(p["same_ids_as_page_ids"] for p in pages)
     total = sum(p["fragments"] for p in pages)
     summary["fragments_whose_gists_name_the_same_ids"] = f"{same}/{total}"
+    summary["fragments_whose_numbered_gists_name_the_page_id_gists_ids"] = (
+        f"{same_as_page_ids}/{total}"
+    )
     t1 = markdown_table(
         [
             "gisting",
@@ -205,10 +230,13 @@ def tables(pages: list[dict[str, Any]], steps: list[dict[str, Any]]) -> tuple[st
         f"## Gist cost of a new page ({len(pages)} saved pages, budget {BUDGET}, SmolLM2 "
         f"tokenizer)\n\n{t1}\n\nBatched and single gists name the same element ids on "
         f"{same} of {total} fragments (scripted extractive gists: batching changes cost, not "
-        f"which gist a fragment gets).\n\n## Input tokens per step, uncached ({len(steps)} "
-        f"grounding-task steps)\n\n{t2}\n\nA page that fits the act prompt whole is read whole "
-        "by ReadAgent-P (one act call, the prompt raw-html shows); `read_whole_page=false` "
-        "gists it anyway.\n\nScripted answering policy (no model answers):\n"
+        f"which gist a fragment gets). Gists written against numbered controls name, once "
+        f"their numbers are mapped back, the same ids as gists written against page ids on "
+        f"{same_as_page_ids} of {total} fragments.\n\n## Input tokens per step, uncached "
+        f"({len(steps)} grounding-task steps)\n\n{t2}\n\nA page that fits the act prompt whole "
+        "is read whole by ReadAgent-P (one act call, the prompt raw-html shows); "
+        "`read_whole_page=false` gists it anyway.\n\n"
+        "Scripted answering policy (no model answers):\n"
         + "\n".join(f"- {k}: {v}" for k, v in POLICY.items())
     )
     return text, summary

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 
 from benchkit import BUDGET, Step
 
-from webagent.gist.batch import fragment_view, split_parts
+from webagent.gist.batch import GistView, fragment_view, split_parts
 from webagent.gist.extractive import extractive_gist
 from webagent.html.fragment import Fragment, SegmentedPage
-from webagent.memory import shown_ids
+from webagent.html.reading import numbered_view
+from webagent.memory import SHOWN_ID, shown_ids
 from webagent.model.base import Request
 from webagent.model.client import Model
 from webagent.model.scripted import ScriptedBackend
@@ -27,7 +28,8 @@ from webagent.tokens import truncate_to_tokens
 POLICY = {
     "gist": "per fragment (alone or in a numbered batch) the extractive gist of the fragment "
     "(visible text + up to 5 controls with ids, "
-    "30 words), cut to gist_max_tokens=64 tokens: the length a 64-token model gist has",
+    "30 words), cut to gist_max_tokens=64 tokens: the length a 64-token model gist has; "
+    "where the prompt numbers the controls, the same gist naming them by those numbers",
     "lookup_p": "reopen the max_lookup=5 fragments BM25 ranks first (task + last 3 actions)",
     "lookup_s_gold": "reopen BM25's ranking one fragment per call; STOP once a fragment holding "
     "the gold element is open (an oracle stop), at most max_lookup=5",
@@ -37,6 +39,8 @@ POLICY = {
     "(task + last 3 actions); ReadAgent-S gets the same order one per call, never STOP early",
 }
 _PART = re.compile(r"<page_part>\n(.*)\n</page_part>", re.DOTALL)
+#: a control's mark in the numbered reading view: ``[12`` before a space or ``]``
+_NUMBER_MARK = re.compile(r"\[(\d+)(?=[\s\]])")
 
 
 class CountingScripted(ScriptedBackend):
@@ -67,8 +71,10 @@ class Script:
 
     def begin(self, step: Step, page: SegmentedPage, stop_at_gold: bool = True) -> None:
         self.step, self.page, self.stop_at_gold, self.s_round = step, page, stop_at_gold, 0
-        views = ("reading", "html")  # the gist prompt shows either (AgentSettings.gist_view)
-        self.by_view = {fragment_view(f, v): f for f in page.fragments for v in views}
+        # the gist prompt shows any of these (AgentSettings.gist_view); the numbered reading
+        # view is found by its numbering from 1 (see _fragment_shown)
+        views: tuple[GistView, ...] = ("reading", "reading-ids", "html")
+        self.by_view = {fragment_view(f, v)[0]: f for f in page.fragments for v in views}
         self.ranked = BM25Retriever().rank(query_of(step), page.fragments)
         found = (page.fragment_of(i) for i in step.gold_ids)
         self.gold_fragments = {i for i in found if i is not None}
@@ -92,10 +98,31 @@ class Script:
         return self._one_gist(match.group(1) if match else None)
 
     def _one_gist(self, shown: str | None) -> str:
-        fragment = self.by_view.get(shown) if shown is not None else None
+        fragment, numbers = self._fragment_shown(shown) if shown is not None else (None, {})
         if fragment is None:
             return "(part of the page)"
-        return truncate_to_tokens(extractive_gist(fragment, 30), 64, self.counter)
+        gist = truncate_to_tokens(extractive_gist(fragment, 30), 64, self.counter)
+        if numbers:  # the same gist, naming each control by the number the prompt shows it with
+            gist = SHOWN_ID.sub(lambda m: "id=" + numbers.get(m.group(1), m.group(1)), gist)
+        return gist
+
+    def _fragment_shown(self, shown: str) -> tuple[Fragment | None, dict[str, str]]:
+        """The fragment a gist prompt shows as ``shown``, and the number it shows each of its
+        controls' page ids as (none where the view shows page ids)."""
+        if (fragment := self.by_view.get(shown)) is not None:
+            numbered, ids = numbered_view(fragment)
+            return fragment, _numbers(ids, 1) if numbered == shown else {}
+        # a part of a batch: numbered on from the parts before it, so its first number is one
+        # of the numbers it shows
+        for first in dict.fromkeys(int(m.group(1)) for m in _NUMBER_MARK.finditer(shown)):
+            shift = first - 1
+            renumbered = _NUMBER_MARK.sub(lambda m, s=shift: f"[{int(m.group(1)) - s}", shown)
+            fragment = self.by_view.get(renumbered)
+            if fragment is not None:
+                numbered, ids = numbered_view(fragment, first)
+                if numbered == shown:
+                    return fragment, _numbers(ids, first)
+        return None, {}
 
     def _lookup(self, request: Request) -> str:
         if "pages" in (request.json_schema or {}).get("properties", {}):
@@ -127,3 +154,8 @@ def query_of(step: Step) -> str:
 def scripted_model(script: Script) -> tuple[Model, CountingScripted]:
     backend = CountingScripted(script, script.counter)
     return Model(backend, sleep=lambda _: None), backend
+
+
+def _numbers(ids: list[str], first: int) -> dict[str, str]:
+    """The number a numbered view shows each page id as."""
+    return {element_id: str(n) for n, element_id in enumerate(ids, start=first)}

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
 from webagent.errors import PromptError
+from webagent.gist.batch import GistView
 from webagent.prompts import all_template_versions, load_template, read_template
 
 TEMPLATE = '''version = 1
@@ -51,8 +53,8 @@ def test_malformed_choices_are_an_error_naming_the_file(tmp_path: Path, broken: 
         read_template(write(tmp_path, broken))
 
 
-def test_the_gist_prompts_describe_both_views() -> None:
+def test_the_gist_prompts_describe_every_view() -> None:
     for name in ("gist", "gist_batch"):
         template = load_template(name)
-        assert set(template.choices["view_note"]) == {"reading", "html"}
+        assert set(template.choices["view_note"]) == set(get_args(GistView))
     assert set(all_template_versions()) >= {"gist", "gist_batch", "act"}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from webagent.html.fragment import Fragment, SegmentSettings
-from webagent.html.reading import reading_view
+from webagent.html.reading import MARK, numbered_view, reading_view
 from webagent.html.segment import segment_html
 
 PAGE = """<html><body><nav><a href=/>Home</a><a href=/sale>Sale &amp; offers</a></nav>
@@ -44,3 +44,16 @@ def test_every_interactive_id_is_marked_and_no_other() -> None:
     for element_id in fragment.element_ids:
         marked = f"[{element_id}]" in view or f"[{element_id} " in view
         assert marked == (element_id in fragment.interactive_ids), element_id
+
+
+def test_the_numbered_view_is_the_reading_view_with_numbers_for_ids() -> None:
+    fragment = fragment_of(PAGE)
+    view, ids = numbered_view(fragment, first=7)
+    assert ids == fragment.interactive_ids  # every control, in page order
+    assert [m.group(1) for m in MARK.finditer(view)] == [str(7 + k) for k in range(len(ids))]
+    by_id = reading_view(fragment)
+    for number, element_id in enumerate(ids, start=7):
+        by_id = by_id.replace(f"[{element_id}]", f"[{number}]").replace(
+            f"[{element_id} ", f"[{number} "
+        )
+    assert view == by_id  # the same words and marks, only the ids differ

@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from webagent.gist.batch import GistView
+
 
 class AgentSettings(BaseModel):
     """What an agent does with a page. Every agent shares the act prompt and the budget."""
@@ -35,10 +37,11 @@ class AgentSettings(BaseModel):
         description="fragments gisted per model call at most, as many as fit the context "
         "budget (1 = one call per fragment)",
     )
-    gist_view: Literal["reading", "html"] = Field(
+    gist_view: GistView = Field(
         default="reading",
         description="what the model gister reads of a fragment: its text with controls marked "
-        "by id (reading) or its compact HTML",
+        "by a number the gister maps back to the page id (reading), the same marked by page id "
+        "(reading-ids), or its compact HTML (html)",
     )
     read_whole_page: bool = Field(
         default=True,

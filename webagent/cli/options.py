@@ -13,11 +13,13 @@ import argparse
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import get_args
 
 from webagent.agents.registry import agent_names, agent_spec
 from webagent.agents.settings import AgentSettings
 from webagent.build import OpenAgent, open_agent
 from webagent.config import DEFAULT_GIST_CACHE, RunConfig, Values, parse_assignment, resolve_config
+from webagent.gist.batch import GistView
 
 #: argparse ``dest`` -> ``section.field`` of the config; a flag whose value is None was not given
 FLAGS: dict[str, str] = {
@@ -124,9 +126,10 @@ def add_agent_arguments(parser: argparse.ArgumentParser, default_agent: str | No
     )
     group.add_argument(
         "--gist-view",
-        choices=["reading", "html"],
-        help="what the model gister reads of a fragment: its text with controls marked by id "
-        f"(reading) or its compact HTML {_default('gist_view')}",
+        choices=list(get_args(GistView)),
+        help="what the model gister reads of a fragment: its text with controls marked by "
+        "numbers mapped back to page ids (reading), the same marked by page ids "
+        f"(reading-ids), or its compact HTML (html) {_default('gist_view')}",
     )
     group.add_argument(
         "--retriever",

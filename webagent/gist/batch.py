@@ -6,18 +6,22 @@ fragment. :func:`parse_batch_answer` reads the numbered answer (JSON keyed by nu
 complete pairs of a JSON object cut off by the token limit, or numbered lines); a gist that
 is missing, empty or claimed twice comes back as ``None`` so the caller re-asks that fragment
 alone: a gist is never shifted onto its neighbour.
+
+In the default view the controls of a batch are numbered 1, 2, ... across its parts (shorter
+than page ids), and :func:`restore_ids` turns the numbers the model names back into page ids
+before a gist is cached, so the cache, the memory and the act prompt only ever see page ids.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from webagent.answers import find_json
 from webagent.html.fragment import Fragment
-from webagent.html.reading import reading_view
+from webagent.html.reading import numbered_view, reading_view
 
 _LINE = re.compile(r"^\s*(?:\[\s*(\d+)\s*\]|(?:part\s*)?(\d+)\s*[.:)\]-])\s*(.*)$", re.I)
 _WORDLESS = re.compile(r"^[\W_]*$")
@@ -29,31 +33,69 @@ _PART = re.compile(
 #: tokens per answer for its number, quotes and separators in the JSON object
 ANSWER_FRAME_TOKENS = 6
 
-#: what the gister reads of a fragment: its reading view (:mod:`webagent.html.reading`) or
-#: its compact HTML; the gist prompts describe each (their ``[choices.view_note]``)
-GistView = Literal["reading", "html"]
+#: what the gister reads of a fragment: its reading view (:mod:`webagent.html.reading`) with
+#: the controls numbered within the prompt (``reading``) or marked by their page ids
+#: (``reading-ids``), or its compact HTML; the gist prompts describe each (``[choices.view_note]``)
+GistView = Literal["reading", "reading-ids", "html"]
+
+#: a number the model gives as an id (``id=12``, ``id="12"``), with its parentheses if any
+_NUMBER_ID = re.compile(r'(\s*\(\s*)?\bid="?(\d+)"?(\s*\))?')
 
 
-def fragment_view(fragment: Fragment, view: GistView) -> str:
-    """What the gist prompt shows of ``fragment``."""
-    return reading_view(fragment) if view == "reading" else fragment.html
+def fragment_view(fragment: Fragment, view: GistView, first: int = 1) -> tuple[str, list[str]]:
+    """What the gist prompt shows of ``fragment``, and the page ids of the numbers in it
+    (``reading``: number ``first + k`` is ``ids[k]``; the other views show page ids: none)."""
+    if view == "reading":
+        return numbered_view(fragment, first)
+    return (reading_view(fragment) if view == "reading-ids" else fragment.html), []
 
 
 def render_part(
-    number: int, fragment: Fragment, show_path: bool = True, view: GistView = "reading"
-) -> str:
-    """One fragment as the batch prompt shows it (``number`` is 1-based within the batch);
-    the path is left out where it is the same as the part before it."""
+    number: int,
+    fragment: Fragment,
+    show_path: bool = True,
+    view: GistView = "reading",
+    first: int = 1,
+) -> tuple[str, list[str]]:
+    """One fragment as the batch prompt shows it (``number`` is 1-based within the batch,
+    ``first`` the number of its first control), and the ids its numbers stand for; the path is
+    left out where it is the same as the part before it."""
     path = (fragment.path or "(page root)").replace('"', "'")
     head = f'<part n="{number}" path="{path}">' if show_path else f'<part n="{number}">'
-    return f"{head}\n{fragment_view(fragment, view)}\n</part>"
+    shown, ids = fragment_view(fragment, view, first)
+    return f"{head}\n{shown}\n</part>", ids
 
 
-def render_parts(fragments: Sequence[Fragment], view: GistView = "reading") -> str:
-    return "\n".join(
-        render_part(n, f, show_path=n == 1 or f.path != fragments[n - 2].path, view=view)
-        for n, f in enumerate(fragments, start=1)
-    )
+def render_parts(
+    fragments: Sequence[Fragment], view: GistView = "reading"
+) -> tuple[str, list[str]]:
+    """The parts of one batch prompt, controls numbered from 1 across all of them (so a number
+    names one control of the prompt, whichever part the model takes it from), and the ids the
+    numbers stand for (number ``k`` is ``ids[k - 1]``)."""
+    parts: list[str] = []
+    ids: list[str] = []
+    for n, fragment in enumerate(fragments, start=1):
+        show_path = n == 1 or fragment.path != fragments[n - 2].path
+        part, part_ids = render_part(n, fragment, show_path, view, first=len(ids) + 1)
+        parts.append(part)
+        ids += part_ids
+    return "\n".join(parts), ids
+
+
+def restore_ids(gist: str, ids: Sequence[str]) -> str:
+    """A gist written against numbered controls, with each ``id=N`` turned into the page id
+    number ``N`` stands for (``ids[N - 1]``). A number that stands for no control is dropped,
+    never left to pass for a page id. No ``ids``: the prompt showed page ids, nothing to do."""
+    if not ids:
+        return gist
+
+    def page_id(match: re.Match[str]) -> str:
+        opened, number, closed = match.group(1) or "", int(match.group(2)), match.group(3) or ""
+        if 1 <= number <= len(ids):
+            return f"{opened}id={ids[number - 1]}{closed}"
+        return "" if opened and closed else opened + closed
+
+    return _NUMBER_ID.sub(page_id, gist)
 
 
 def split_parts(prompt: str) -> list[str]:
@@ -78,28 +120,35 @@ def answer_room(count: int, gist_max_tokens: int) -> int:
 
 
 def pack_batches(
-    part_tokens: Sequence[int],
+    part_cost: Callable[[int, int], tuple[int, int]],
+    count: int,
+    *,
     overhead_tokens: int,
     gist_max_tokens: int,
     budget_tokens: int,
     max_batch: int,
 ) -> list[list[int]]:
-    """Consecutive runs of fragment indices whose prompt plus answers fit ``budget_tokens``.
+    """Consecutive runs of the fragment indices ``0 .. count - 1`` whose prompt plus answers fit
+    ``budget_tokens``.
 
-    ``part_tokens[i]``: tokens of fragment ``i`` as :func:`render_part` shows it (plus its
-    separator); ``overhead_tokens``: the prompt with no part in it. A fragment too big to share
-    a call gets one of its own. Deterministic: the same fragments give the same batches.
+    ``part_cost(i, first)``: the tokens of fragment ``i`` as :func:`render_part` shows it with
+    its controls numbered from ``first`` (plus its separator), and how many numbers it uses;
+    ``overhead_tokens``: the prompt with no part in it. A fragment too big to share a call gets
+    one of its own. Deterministic: the same fragments give the same batches.
     """
     batches: list[list[int]] = []
     current: list[int] = []
-    used = overhead_tokens
-    for index, cost in enumerate(part_tokens):
+    used, numbered = overhead_tokens, 0
+    for index in range(count):
+        cost, numbers = part_cost(index, numbered + 1)
         grown = used + cost + answer_room(len(current) + 1, gist_max_tokens)
         if current and (len(current) >= max_batch or grown > budget_tokens):
             batches.append(current)
-            current, used = [], overhead_tokens
+            current, used, numbered = [], overhead_tokens, 0
+            cost, numbers = part_cost(index, 1)
         current.append(index)
         used += cost
+        numbered += numbers
     if current:
         batches.append(current)
     return batches

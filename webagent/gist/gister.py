@@ -9,6 +9,7 @@ calls of a page go out concurrently, as many at once as the backend serves
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from webagent.errors import ModelError
 from webagent.gist.base import Gister
@@ -21,6 +22,7 @@ from webagent.gist.batch import (
     parse_batch_answer,
     render_part,
     render_parts,
+    restore_ids,
 )
 from webagent.gist.extractive import ExtractiveGister, extractive_gist
 from webagent.html.fragment import Fragment
@@ -64,42 +66,42 @@ class ModelGister(Gister):
     def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
         if not fragments:
             return []
-        batches, requests = self.requests(fragments, log.model)
+        calls = self.requests(fragments, log.model)
         gists: list[str | None] = [None] * len(fragments)
-        for batch, result in zip(batches, log.generate_many(requests), strict=True):
+        results = log.generate_many(calls.requests)
+        for batch, ids, result in zip(calls.batches, calls.ids, results, strict=True):
             if isinstance(result, ModelError):
                 raise result
             answers = (
                 [result.text] if len(batch) == 1 else parse_batch_answer(result.text, len(batch))
             )
             for index, answer in zip(batch, answers, strict=True):
-                gists[index] = _SPACE.sub(" ", answer).strip() if answer is not None else None
+                if answer is not None:
+                    gists[index] = restore_ids(_SPACE.sub(" ", answer).strip(), ids)
         retry = [i for i, g in enumerate(gists) if g is None]  # only batch answers leave gaps
-        results = (
-            log.generate_many([self.single_request(fragments[i]) for i in retry]) if retry else []
-        )
-        for index, result in zip(retry, results, strict=True):
+        alone = [self.single_request(fragments[i]) for i in retry]
+        results = log.generate_many([request for request, _ in alone]) if retry else []
+        for index, (_, ids), result in zip(retry, alone, results, strict=True):
             if isinstance(result, ModelError):
                 raise result
-            gists[index] = _SPACE.sub(" ", result.text).strip()
+            gists[index] = restore_ids(_SPACE.sub(" ", result.text).strip(), ids)
         # an empty answer would hide the fragment from look-up: fall back, visibly
         return [
             g or "[extractive] " + extractive_gist(f, self.words)
             for f, g in zip(fragments, gists, strict=True)
         ]
 
-    def requests(
-        self, fragments: list[Fragment], model: Model
-    ) -> tuple[list[list[int]], list[Request]]:
-        """The batches of ``fragments`` (indices) and the one request that gists each."""
+    def requests(self, fragments: list[Fragment], model: Model) -> GistCalls:
+        """The batches of ``fragments`` (indices), the one request that gists each and the
+        page ids of the numbers its prompt shows."""
         batches = self.batches(fragments, model)
-        requests = [
+        calls = [
             self.single_request(fragments[b[0]])
             if len(b) == 1
             else self.batch_request([fragments[i] for i in b])
             for b in batches
         ]
-        return batches, requests
+        return GistCalls(batches, [c[0] for c in calls], [c[1] for c in calls])
 
     def batches(self, fragments: list[Fragment], model: Model) -> list[list[int]]:
         """How ``fragments`` are grouped into calls: consecutive runs that fit the budget."""
@@ -114,35 +116,48 @@ class ModelGister(Gister):
         )
         # the margin covers the chat template's own tokens the counter does not see
         overhead = model.count_message_tokens(empty) + BATCH_MARGIN_TOKENS
-        costs = [
-            model.count_tokens(render_part(n, f, view=self.view)) + 1
-            for n, f in enumerate(fragments, 1)
-        ]
-        budget = min(self.budget_tokens or model.context_window, model.context_window)
-        return pack_batches(costs, overhead, self.max_tokens, budget, self.batch)
 
-    def single_request(self, fragment: Fragment) -> Request:
+        def cost(index: int, first: int) -> tuple[int, int]:
+            part, ids = render_part(index + 1, fragments[index], view=self.view, first=first)
+            return model.count_tokens(part) + 1, len(ids)
+
+        budget = min(self.budget_tokens or model.context_window, model.context_window)
+        return pack_batches(
+            cost,
+            len(fragments),
+            overhead_tokens=overhead,
+            gist_max_tokens=self.max_tokens,
+            budget_tokens=budget,
+            max_batch=self.batch,
+        )
+
+    def single_request(self, fragment: Fragment) -> tuple[Request, list[str]]:
+        """The request that gists ``fragment`` alone, and the page ids of its numbers."""
         template = load_template("gist")
-        return Request(
+        shown, ids = fragment_view(fragment, self.view)
+        request = Request(
             messages=template.render(
                 view_note=template.choice("view_note", self.view),
                 word_budget=self.words,
                 path=fragment.path or "(page root)",
-                fragment=fragment_view(fragment, self.view),
+                fragment=shown,
             ),
             max_tokens=self.max_tokens,
             phase="gist",
             prompt_version=template.version_tag,
         )
+        return request, ids
 
-    def batch_request(self, fragments: list[Fragment]) -> Request:
+    def batch_request(self, fragments: list[Fragment]) -> tuple[Request, list[str]]:
+        """The request that gists ``fragments`` in one call, and the page ids of its numbers."""
         template = load_template("gist_batch")
-        return Request(
+        parts, ids = render_parts(fragments, self.view)
+        request = Request(
             messages=template.render(
                 view_note=template.choice("view_note", self.view),
                 word_budget=self.words,
                 count=len(fragments),
-                parts=render_parts(fragments, self.view),
+                parts=parts,
             ),
             max_tokens=answer_room(len(fragments), self.max_tokens),
             json_schema=batch_schema(len(fragments), max_chars=4 * self.max_tokens),
@@ -150,6 +165,16 @@ class ModelGister(Gister):
             phase="gist",
             prompt_version=template.version_tag,
         )
+        return request, ids
+
+
+class GistCalls(NamedTuple):
+    """The calls that gist a list of fragments: per call, the fragment indices it gists, its
+    request and the page ids of the numbers its prompt shows (``ids[N - 1]`` for ``N``)."""
+
+    batches: list[list[int]]
+    requests: list[Request]
+    ids: list[list[str]]
 
 
 def build_gister(

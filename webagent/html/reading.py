@@ -11,6 +11,12 @@ that and drops the rest (tag names, wrapper ids):
   words in parentheses; block elements end a line, inline tags leave the text as it runs;
 * the text is as the compact HTML has it (``<`` written ``&lt;``).
 
+:func:`numbered_view` writes each mark's id as a short number instead (``[3 button]``), counting
+on from a given first number, and returns the page ids the numbers stand for: a page's own ids
+(``n4127``, a Mind2Web ``backend_node_id``) are several tokens each, and under tokenizers that
+split digits one by one they are about a third of the view. The gister maps the numbers its
+model names back to page ids (:func:`webagent.gist.batch.restore_ids`).
+
 ``bench/gist_cost.py`` measures what gisting then reads against the compact HTML. The view
 is a rendering of :attr:`Fragment.html` (the compact format of
 :func:`webagent.html.rules.open_tag`, where text never holds ``<`` and attribute values never
@@ -41,9 +47,9 @@ _SPACES = re.compile(r"[ \t]+")
 _BREAKS = re.compile(r" *\n\s*")
 
 
-def _marker(tag: str, attrs: list[tuple[str, str | None]]) -> str:
+def _marker(tag: str, attrs: list[tuple[str, str | None]], shown_id: str) -> str:
     """``[ID kind attr="v"]`` (a link: ``[ID attr="v"]``)."""
-    parts = [value or "" for key, value in attrs if key == "id"]
+    parts = [shown_id]
     if tag != "a":
         parts.append(tag)
     parts += [key if value is None else f'{key}="{value}"' for key, value in attrs if key != "id"]
@@ -59,7 +65,19 @@ def _attrs(raw: str) -> list[tuple[str, str | None]]:
 
 def reading_view(fragment: Fragment) -> str:
     """The fragment's words, with its interactive elements marked by id (see module doc)."""
+    return _render(fragment, None)[0]
+
+
+def numbered_view(fragment: Fragment, first: int = 1) -> tuple[str, list[str]]:
+    """:func:`reading_view` with the marks numbered ``first``, ``first + 1``, ... in page
+    order, and the ids of the marked elements in that order (number ``first + k`` is
+    ``ids[k]``)."""
+    return _render(fragment, first)
+
+
+def _render(fragment: Fragment, first: int | None) -> tuple[str, list[str]]:
     interactive = set(fragment.interactive_ids)
+    marked: list[str] = []
     html = fragment.html
     out: list[str] = []
     pos = 0
@@ -73,11 +91,13 @@ def reading_view(fragment: Fragment) -> str:
         attrs = _attrs(raw)
         element_id = next((v for k, v in attrs if k == "id"), None)
         if element_id is not None and element_id in interactive:
-            out.append(" " + _marker(tag, attrs) + " ")
+            shown = element_id if first is None else str(first + len(marked))
+            marked.append(element_id)
+            out.append(" " + _marker(tag, attrs, shown) + " ")
             continue
         labels = [v for k, v in attrs if k in _LABELS and v]
         out.append("\n" if tag in BLOCK_TAGS else "")
         if labels:
             out.append(" (" + "; ".join(dict.fromkeys(labels)) + ") ")
     out.append(html[pos:])
-    return _BREAKS.sub("\n", _SPACES.sub(" ", "".join(out))).strip()
+    return _BREAKS.sub("\n", _SPACES.sub(" ", "".join(out))).strip(), marked
