@@ -22,7 +22,7 @@ from webagent.memory import SHOWN_ID, shown_ids
 from webagent.model.base import Request
 from webagent.model.client import Model
 from webagent.model.scripted import ScriptedBackend
-from webagent.retrieval import BM25Retriever, retrieval_query
+from webagent.retrieval import BM25Retriever, RetrievalQuery
 from webagent.tokens import truncate_to_tokens
 
 POLICY = {
@@ -146,9 +146,9 @@ class Script:
         return json.dumps({"element_id": element, "op": self.step.op, "value": value or "x"})
 
 
-def query_of(step: Step) -> str:
+def query_of(step: Step) -> RetrievalQuery:
     """What retrieval and the scripted look-up rank against: task + last 3 actions."""
-    return retrieval_query(step.task, step.previous)
+    return RetrievalQuery.of(step.task, step.previous)
 
 
 def scripted_model(script: Script) -> tuple[Model, CountingScripted]:

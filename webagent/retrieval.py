@@ -13,10 +13,11 @@ Fragments are longer than a sentence encoder reads well (all-MiniLM-L6-v2 stops 
 pieces), so an embedding retriever encodes several texts per fragment
 (:func:`fragment_texts`): overlapping chunks of ``CHUNK_WORDS`` words of its document, and
 each interactive element with its labels (:func:`element_documents`), alone and under its
-section heading; the fragment scores the mean cosine of its ``TOP_TEXTS`` best texts. The query
-they encode is the retrieval query with each previous action's operation and typed value cut
-(:func:`dense_query`). Embeddings are memoised by text for the process (``EMBED_CACHE_SIZE``
-entries per model), so steps on the same page encode it once.
+section heading; the fragment scores the mean cosine of its ``TOP_TEXTS`` best texts. A query
+(:class:`RetrievalQuery`) keeps the task and the last ``QUERY_ACTIONS`` previous actions apart:
+BM25 ranks all of it, an embedding retriever encodes each previous action without its operation
+and typed value (:attr:`RetrievalQuery.dense_text`). Embeddings are memoised by text for the
+process (``EMBED_CACHE_SIZE`` entries per model), so steps on the same page encode it once.
 Documents are read with UTF-8 mojibake undone (:func:`repair_mojibake`) and identifier-like
 attribute values split into words (:func:`identifier_words`).
 """
@@ -35,6 +36,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from webagent.contracts import Observation
 from webagent.errors import MissingDependencyError
 from webagent.html.fragment import Fragment
 from webagent.html.rules import VOID_TAGS
@@ -197,26 +199,64 @@ def element_documents(fragment: Fragment, heading: bool = False) -> list[str]:
     return docs
 
 
-def retrieval_query(task: str, previous_actions: Sequence[str]) -> str:
-    """What retrieval ranks against: the task and the last three previous actions."""
-    return " ".join([task, *previous_actions[-3:]])
+#: how many previous actions, the most recent, a retrieval query keeps
+QUERY_ACTIONS = 3
+#: a previous action's operation and value, ``[role] text -> TYPE: value``: from the first
+#: `` -> OP`` that runs to the end of the action (a value may hold spaces and arrows)
+_OPERATION = re.compile(r"\s->\s[A-Z]+(?::.*)?$", re.DOTALL)
 
 
-#: an action's operation and value in a previous action ``[role] text -> TYPE: value``: up to
-#: the next action's ``[role]`` or the end of the query
-_OPERATION = re.compile(r"\s->\s[A-Z]+(?::\s.*?)?(?=\s\[[^\]\s]*\]\s|$)")
+def element_acted_on(action: str) -> str:
+    """A previous action ``[role] text -> TYPE: value`` as the element it acted on
+    (``[role] text``): its operation and value cut; an action without one as it is."""
+    return _OPERATION.sub("", action, count=1)
 
 
-def dense_query(query: str) -> str:
-    """What an embedding retriever encodes of a :func:`retrieval_query`: each previous action
-    as the element it acted on (``[textbox] Name:``), without ``-> TYPE: Sam``.
+@dataclass(frozen=True)
+class RetrievalQuery:
+    """What retrieval ranks a page's fragments against: the task and at most the last
+    ``QUERY_ACTIONS`` previous actions, kept apart (build one with :meth:`of`).
 
-    A typed or selected value is data the user entered, which no label on the page carries;
-    in a sentence embedding it pulls the query towards any text that resembles the value (user
-    names, products), while the element's own text says where on the page the task is. BM25
-    keeps the whole query: a value shares no word with most labels, so it costs it nothing.
+    BM25 ranks :attr:`text`, the whole query; an embedding retriever encodes
+    :attr:`dense_text`, each previous action as the element it acted on. A typed or selected
+    value is data the user entered, which no label on the page carries; in a sentence
+    embedding it pulls the query towards any text that resembles the value (user names,
+    products), while the element's own text says where on the page the task is. BM25 keeps
+    the values: a value shares no word with most labels, so it costs it nothing.
     """
-    return " ".join(_OPERATION.sub("", query).split())
+
+    task: str
+    previous_actions: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if len(self.previous_actions) > QUERY_ACTIONS:
+            raise ValueError(
+                f"a retrieval query keeps at most {QUERY_ACTIONS} previous actions, not "
+                f"{len(self.previous_actions)}: build it with RetrievalQuery.of"
+            )
+
+    @classmethod
+    def of(cls, task: str, previous_actions: Sequence[str]) -> RetrievalQuery:
+        """The query for ``task`` after ``previous_actions`` (oldest first): the last
+        ``QUERY_ACTIONS`` of them."""
+        return cls(task, tuple(previous_actions[-QUERY_ACTIONS:]))
+
+    @classmethod
+    def for_observation(cls, observation: Observation) -> RetrievalQuery:
+        """The query for one step: its task and the last actions before it."""
+        return cls.of(observation.task, observation.previous_actions)
+
+    @property
+    def text(self) -> str:
+        """What BM25 ranks against: the task and the previous actions, joined by spaces."""
+        return " ".join([self.task, *self.previous_actions])
+
+    @property
+    def dense_text(self) -> str:
+        """What an embedding retriever encodes: the task and each previous action as the
+        element it acted on (:func:`element_acted_on`), whitespace collapsed."""
+        parts = [self.task, *(element_acted_on(a) for a in self.previous_actions)]
+        return " ".join(" ".join(parts).split())
 
 
 #: English function words: they match everywhere and rank nothing
@@ -276,15 +316,16 @@ class Retriever(ABC):
     name: str
 
     @abstractmethod
-    def rank(self, query: str, fragments: Sequence[Fragment]) -> list[int]:
+    def rank(self, query: RetrievalQuery, fragments: Sequence[Fragment]) -> list[int]:
         """All fragment indices, most relevant first (ties in page order)."""
 
 
 class BM25Retriever(Retriever):
     name = "bm25"
 
-    def scores(self, query: str, fragments: Sequence[Fragment]) -> Any:
-        """BM25 score of each fragment's document (all 0 when no query word is on the page)."""
+    def scores(self, query: RetrievalQuery, fragments: Sequence[Fragment]) -> Any:
+        """BM25 score of each fragment's document against ``query.text`` (all 0 when no query
+        word is on the page)."""
         import bm25s
         import numpy as np
 
@@ -293,12 +334,12 @@ class BM25Retriever(Retriever):
         corpus = [_tokens(fragment_document(f)) or ["_empty_"] for f in fragments]
         index = bm25s.BM25()
         index.index(corpus, show_progress=False)
-        known = [t for t in _tokens(query) if t in index.vocab_dict]
+        known = [t for t in _tokens(query.text) if t in index.vocab_dict]
         if not known:
             return np.zeros(len(fragments))
         return np.asarray(index.get_scores(known), dtype=float)
 
-    def rank(self, query: str, fragments: Sequence[Fragment]) -> list[int]:
+    def rank(self, query: RetrievalQuery, fragments: Sequence[Fragment]) -> list[int]:
         return _ranking(self.scores(query, fragments)) if fragments else []
 
 
@@ -372,9 +413,12 @@ def fragment_texts(fragment: Fragment) -> list[str]:
 
 
 def _best_text_scores(
-    cache_: _EmbeddingCache, query: str, fragments: Sequence[Fragment], top: int = TOP_TEXTS
+    cache_: _EmbeddingCache,
+    query: RetrievalQuery,
+    fragments: Sequence[Fragment],
+    top: int = TOP_TEXTS,
 ) -> Any:
-    """Per fragment, the mean cosine between :func:`dense_query` of ``query`` and its ``top``
+    """Per fragment, the mean cosine between ``query.dense_text`` and its ``top``
     best-matching texts (:func:`fragment_texts`; all of them if it has fewer)."""
     import numpy as np
 
@@ -385,7 +429,7 @@ def _best_text_scores(
     for fragment in fragments:
         texts += fragment_texts(fragment)
         bounds.append(len(texts))
-    cosines = np.stack(cache_.encode(texts)) @ cache_.encode([dense_query(query)])[0]
+    cosines = np.stack(cache_.encode(texts)) @ cache_.encode([query.dense_text])[0]
     best = (np.sort(cosines[a:b])[::-1][:top] for a, b in pairwise(bounds))
     return np.asarray([float(part.mean()) for part in best])
 
@@ -396,7 +440,8 @@ def _ranking(scores: Any) -> list[int]:
 
 class EmbeddingRetriever(Retriever):
     """all-MiniLM-L6-v2 (English): a fragment scores the mean cosine of its ``TOP_TEXTS`` best
-    texts (:func:`fragment_texts`) to the query without its typed values (:func:`dense_query`)."""
+    texts (:func:`fragment_texts`) to the query without its typed values
+    (:attr:`RetrievalQuery.dense_text`)."""
 
     name = "embedding"
 
@@ -405,11 +450,11 @@ class EmbeddingRetriever(Retriever):
             raise ValueError(f"top_texts must be at least 1, not {top_texts}")
         self.top_texts = top_texts
 
-    def scores(self, query: str, fragments: Sequence[Fragment]) -> Any:
-        """Per fragment, the mean cosine of its ``top_texts`` best texts (:func:`dense_query`)."""
+    def scores(self, query: RetrievalQuery, fragments: Sequence[Fragment]) -> Any:
+        """Per fragment, the mean cosine of its ``top_texts`` best texts to ``query.dense_text``."""
         return _best_text_scores(_CACHE, query, fragments, self.top_texts)
 
-    def rank(self, query: str, fragments: Sequence[Fragment]) -> list[int]:
+    def rank(self, query: RetrievalQuery, fragments: Sequence[Fragment]) -> list[int]:
         return _ranking(self.scores(query, fragments)) if fragments else []
 
 
@@ -420,7 +465,7 @@ class MultilingualRetriever(EmbeddingRetriever):
 
     name = "multilingual"
 
-    def scores(self, query: str, fragments: Sequence[Fragment]) -> Any:
+    def scores(self, query: RetrievalQuery, fragments: Sequence[Fragment]) -> Any:
         return _best_text_scores(_MULTILINGUAL_CACHE, query, fragments, self.top_texts)
 
 
@@ -432,7 +477,7 @@ class FusedRetriever(Retriever):
     def __init__(self, parts: Sequence[Retriever] | None = None) -> None:
         self.parts = list(parts) if parts is not None else [BM25Retriever(), EmbeddingRetriever()]
 
-    def rank(self, query: str, fragments: Sequence[Fragment]) -> list[int]:
+    def rank(self, query: RetrievalQuery, fragments: Sequence[Fragment]) -> list[int]:
         score = [0.0] * len(fragments)
         for retriever in self.parts:
             for position, index in enumerate(retriever.rank(query, fragments)):
@@ -458,7 +503,7 @@ class HybridRetriever(Retriever):
         self.lexical = lexical or BM25Retriever()
         self.dense = dense or MultilingualRetriever(top_texts=1)
 
-    def scores(self, query: str, fragments: Sequence[Fragment]) -> Any:
+    def scores(self, query: RetrievalQuery, fragments: Sequence[Fragment]) -> Any:
         """Per fragment, 0.5 * BM25 / page max + 0.5 * min-max scaled cosine, in [0, 1]."""
         import numpy as np
 
@@ -472,7 +517,7 @@ class HybridRetriever(Retriever):
         dense = (dense - low) / (high - low) if high > low else dense * 0.0
         return 0.5 * lexical + 0.5 * dense
 
-    def rank(self, query: str, fragments: Sequence[Fragment]) -> list[int]:
+    def rank(self, query: RetrievalQuery, fragments: Sequence[Fragment]) -> list[int]:
         return _ranking(self.scores(query, fragments)) if fragments else []
 
 

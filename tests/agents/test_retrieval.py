@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from webagent import retrieval
+from webagent.contracts import Observation
 from webagent.html.fragment import Fragment
 from webagent.retrieval import (
     TOP_TEXTS,
@@ -19,11 +20,11 @@ from webagent.retrieval import (
     EmbeddingRetriever,
     FusedRetriever,
     HybridRetriever,
+    RetrievalQuery,
     Retriever,
     build_retriever,
     chunks,
-    dense_query,
-    retrieval_query,
+    element_acted_on,
 )
 
 
@@ -40,7 +41,7 @@ class Fixed(Retriever):
     def __init__(self, order: list[int]) -> None:
         self.order = order
 
-    def rank(self, query: str, fragments: Sequence[Fragment]) -> list[int]:
+    def rank(self, query: RetrievalQuery, fragments: Sequence[Fragment]) -> list[int]:
         return self.order
 
 
@@ -56,32 +57,61 @@ def test_fusion_ranks_by_reciprocal_rank() -> None:
     fragments = [fragment(i, "x") for i in range(4)]
     fused = FusedRetriever([Fixed([0, 1, 2, 3]), Fixed([2, 1, 0, 3])])
     # 0 and 2 tie at 1/61 + 1/63 (ties in page order), just above 1 at 2/62; 3 is last
-    assert fused.rank("q", fragments) == [0, 2, 1, 3]
+    assert fused.rank(RetrievalQuery("q"), fragments) == [0, 2, 1, 3]
 
 
 def test_bm25_finds_the_matching_fragment() -> None:
     fragments = [fragment(0, "home page news"), fragment(1, "returns and refunds policy")]
-    assert BM25Retriever().rank("refunds", fragments)[0] == 1
+    assert BM25Retriever().rank(RetrievalQuery("refunds"), fragments)[0] == 1
 
 
 def test_query_is_the_task_and_the_last_three_actions() -> None:
-    assert retrieval_query("t", ["a", "b", "c", "d"]) == "t b c d"
+    query = RetrievalQuery.of("t", ["a", "b", "c", "d"])
+    assert query == RetrievalQuery("t", ("b", "c", "d"))
+    assert query.text == "t b c d"
+    assert RetrievalQuery.of("t", []).text == "t"
+    with pytest.raises(ValueError, match=r"at most 3 previous actions, not 4: build it with"):
+        RetrievalQuery("t", ("a", "b", "c", "d"))
+
+
+def test_the_query_of_an_observation_is_its_task_and_last_actions() -> None:
+    seen = Observation(task="t", previous_actions=["a", "b", "c", "d"], html="<html></html>")
+    assert RetrievalQuery.for_observation(seen) == RetrievalQuery("t", ("b", "c", "d"))
 
 
 def test_the_embedding_query_keeps_the_elements_acted_on_not_the_values() -> None:
-    query = retrieval_query(
+    query = RetrievalQuery.of(
         "Post a comment as Sam",
         ["[textbox]  Name: -> TYPE: Sam", "[combobox]  Land -> SELECT: Deutschland",
          "[link]  Guest -> CLICK"],
     )  # fmt: skip
-    assert dense_query(query) == (
-        "Post a comment as Sam [textbox] Name: [combobox] Land [link] Guest"
+    assert query.dense_text == "Post a comment as Sam [textbox] Name: [combobox] Land [link] Guest"
+    assert query.text == (
+        "Post a comment as Sam [textbox]  Name: -> TYPE: Sam "
+        "[combobox]  Land -> SELECT: Deutschland [link]  Guest -> CLICK"
     )
-    # a value with spaces and an arrow inside runs to the next action's [role] or the end
-    assert dense_query("t [textbox] Note -> TYPE: see page 2 -> 3 [link] Go -> CLICK") == (
-        "t [textbox] Note [link] Go"
+    # a value with spaces, arrows or brackets inside runs to the end of its action
+    assert element_acted_on("[textbox] Note -> TYPE: see page 2 -> 3") == "[textbox] Note"
+    assert element_acted_on("[textbox] Note -> TYPE: see [x] here") == "[textbox] Note"
+    assert element_acted_on("[link] Home -> Shop -> CLICK") == "[link] Home -> Shop"
+    assert element_acted_on("[textbox] Note -> TYPE:") == "[textbox] Note"
+    assert element_acted_on("[link] Home") == "[link] Home"
+    assert RetrievalQuery("Find the cheapest flight").dense_text == "Find the cheapest flight"
+
+
+def test_the_task_keeps_its_words_in_the_embedding_query() -> None:
+    # the joined query parsed back with a regex lost "LAX" (read as an operation) and kept a
+    # value's words after a "[x] " (read as the next action's role)
+    flights = RetrievalQuery.of("Find flights from JFK -> LAX", ["[link]  Flights -> CLICK"])
+    assert flights.dense_text == "Find flights from JFK -> LAX [link] Flights"
+    assert RetrievalQuery("Click the button Next -> CLICK").dense_text == (
+        "Click the button Next -> CLICK"
     )
-    assert dense_query("Find the cheapest flight") == "Find the cheapest flight"
+    note = RetrievalQuery.of(
+        "Open the [link] Careers page",
+        ["[textbox]  Note -> TYPE: see [x] here", "[link] Go -> CLICK"],
+    )
+    assert note.dense_text == "Open the [link] Careers page [textbox] Note [link] Go"
 
 
 #: what the fake encoder maps each text to: its cosine to any query (a unit vector at that angle)
@@ -112,10 +142,14 @@ def test_a_fragment_scores_the_mean_of_its_best_texts(monkeypatch: pytest.Monkey
     )  # fmt: skip
     user = controls(1, "<a id=3>Sammy</a><p id=4>filler</p>", "Sammy filler", ["3"])
     assert TOP_TEXTS == 2
-    top2 = EmbeddingRetriever().scores("q -> TYPE: Sam", [form, user])
+    typed = RetrievalQuery("q", ("[textbox] Name -> TYPE: Sam",))
+    top2 = EmbeddingRetriever().scores(typed, [form, user])
     assert top2.tolist() == pytest.approx([0.8, 0.45])  # two agreeing texts beat one lucky one
-    assert EmbeddingRetriever(top_texts=1).rank("q", [form, user]) == [1, 0]  # the max
-    assert fake_encode.queries == ["q"]  # encoded without the typed value
+    assert EmbeddingRetriever(top_texts=1).rank(RetrievalQuery("q"), [form, user]) == [
+        1,
+        0,
+    ]  # the max
+    assert fake_encode.queries == ["q [textbox] Name", "q"]  # without the typed value
     with pytest.raises(ValueError, match="top_texts must be at least 1"):
         EmbeddingRetriever(top_texts=0)
 
@@ -140,4 +174,4 @@ def test_embeddings_see_past_the_first_256_word_pieces() -> None:
         fragment(0, filler + " weather forecast for tomorrow"),
         fragment(1, filler + " football match results"),
     ]
-    assert EmbeddingRetriever().rank("will it rain tomorrow", fragments)[0] == 0
+    assert EmbeddingRetriever().rank(RetrievalQuery("will it rain tomorrow"), fragments)[0] == 0

@@ -19,6 +19,7 @@ from webagent.retrieval import (
     EmbeddingRetriever,
     HybridRetriever,
     MultilingualRetriever,
+    RetrievalQuery,
     build_retriever,
     element_documents,
     fragment_texts,
@@ -89,7 +90,7 @@ def test_identifier_attributes_are_split_in_both_documents() -> None:
         ["1", "2"],
     )
     assert element_documents(form) == ["billcoy country Spain", "Spain"]
-    assert BM25Retriever().scores("country", [form]).tolist()[0] > 0
+    assert BM25Retriever().scores(RetrievalQuery("country"), [form]).tolist()[0] > 0
 
 
 def test_mojibake_is_repaired_and_nothing_else_changes() -> None:
@@ -104,7 +105,7 @@ class Scored(EmbeddingRetriever):
     def __init__(self, values: list[float]) -> None:
         self.values = values
 
-    def scores(self, query: str, fragments: Sequence[Fragment]) -> Any:
+    def scores(self, query: RetrievalQuery, fragments: Sequence[Fragment]) -> Any:
         return np.asarray(self.values, dtype=float)
 
 
@@ -112,7 +113,7 @@ class ScoredBM25(BM25Retriever):
     def __init__(self, values: list[float]) -> None:
         self.values = values
 
-    def scores(self, query: str, fragments: Sequence[Fragment]) -> Any:
+    def scores(self, query: RetrievalQuery, fragments: Sequence[Fragment]) -> Any:
         return np.asarray(self.values, dtype=float)
 
 
@@ -120,28 +121,30 @@ def test_hybrid_adds_bm25_over_its_max_and_min_max_scaled_cosines() -> None:
     fragments = [fragment(i, f"<p id={i}>x</p>", "x", []) for i in range(4)]
     hybrid = HybridRetriever(ScoredBM25([0.0, 4.0, 2.0, 0.0]), Scored([1.0, 0.0, 0.5, 0.25]))
     # bm25/4: 0, 1, .5, 0; cosine min-max: 1, 0, .5, .25 -> .5, .5, .5, .125 (ties: page order)
-    assert hybrid.scores("q", fragments).tolist() == [0.5, 0.5, 0.5, 0.125]
-    assert hybrid.rank("q", fragments) == [0, 1, 2, 3]
+    assert hybrid.scores(RetrievalQuery("q"), fragments).tolist() == [0.5, 0.5, 0.5, 0.125]
+    assert hybrid.rank(RetrievalQuery("q"), fragments) == [0, 1, 2, 3]
     lopsided = HybridRetriever(ScoredBM25([0.0, 1.0, 9.0, 0.0]), Scored([0.2, 0.6, 0.4, 0.3]))
-    assert lopsided.rank("q", fragments) == [2, 1, 3, 0]
+    assert lopsided.rank(RetrievalQuery("q"), fragments) == [2, 1, 3, 0]
 
 
 def test_hybrid_with_no_query_word_on_the_page_follows_the_embedding() -> None:
     fragments = [fragment(i, f"<p id={i}>x</p>", "x", []) for i in range(3)]
     hybrid = HybridRetriever(ScoredBM25([0.0, 0.0, 0.0]), Scored([0.1, 0.7, 0.4]))
-    assert hybrid.rank("q", fragments) == [1, 2, 0]
+    assert hybrid.rank(RetrievalQuery("q"), fragments) == [1, 2, 0]
 
 
 def test_no_fragments_no_scores() -> None:
-    assert BM25Retriever().scores("q", []).tolist() == []
-    assert HybridRetriever(ScoredBM25([]), Scored([])).scores("q", []).tolist() == []
-    assert HybridRetriever().rank("q", []) == []
+    assert BM25Retriever().scores(RetrievalQuery("q"), []).tolist() == []
+    assert (
+        HybridRetriever(ScoredBM25([]), Scored([])).scores(RetrievalQuery("q"), []).tolist() == []
+    )
+    assert HybridRetriever().rank(RetrievalQuery("q"), []) == []
 
 
 def test_bm25_without_a_known_query_word_keeps_page_order() -> None:
     fragments = [fragment(i, f"<p id={i}>home news</p>", "home news", []) for i in range(3)]
-    assert BM25Retriever().scores("refunds", fragments).tolist() == [0.0, 0.0, 0.0]
-    assert BM25Retriever().rank("refunds", fragments) == [0, 1, 2]
+    assert BM25Retriever().scores(RetrievalQuery("refunds"), fragments).tolist() == [0.0, 0.0, 0.0]
+    assert BM25Retriever().rank(RetrievalQuery("refunds"), fragments) == [0, 1, 2]
 
 
 def test_every_retriever_is_a_setting_and_a_cli_choice() -> None:
@@ -194,6 +197,6 @@ SHOP = [
 def test_multilingual_matches_english_tasks_to_german_labels(
     query: str, expected: list[int]
 ) -> None:
-    assert MultilingualRetriever().rank(query, SHOP) == expected
+    assert MultilingualRetriever().rank(RetrievalQuery(query), SHOP) == expected
     # no English word of the query is on the page: the hybrid follows the embedding
-    assert HybridRetriever().rank(query, SHOP) == expected
+    assert HybridRetriever().rank(RetrievalQuery(query), SHOP) == expected

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from webagent.agents.pipeline import Memory, PageAgent, StepContext
 from webagent.memory import fit_memory, whole_page
-from webagent.retrieval import build_retriever, retrieval_query
+from webagent.retrieval import RetrievalQuery, build_retriever
 from webagent.tokens import truncate_to_tokens
 
 
@@ -37,7 +37,7 @@ class RetrievalAgent(PageAgent):
 
     def build_memory(self, ctx: StepContext) -> Memory:
         retriever = build_retriever(self.settings.retriever)
-        query = retrieval_query(ctx.observation.task, ctx.observation.previous_actions)
+        query = RetrievalQuery.for_observation(ctx.observation)
         ranked = retriever.rank(query, ctx.page.fragments)[: self.settings.top_k]
         fitted = fit_memory(ctx.page.fragments, None, ranked, ctx.budget, self.model.count_tokens)
         return Memory(text=fitted.text, reopened=sorted(fitted.reopened), edits=fitted.edits)

@@ -32,7 +32,7 @@ from webagent.html.fragment import Fragment
 from webagent.model.base import Message, Request
 from webagent.model.calls import CallLog
 from webagent.prompts import load_template
-from webagent.retrieval import build_retriever
+from webagent.retrieval import RetrievalQuery, build_retriever
 from webagent.tokens import truncate_to_tokens
 
 POOL_SIZE = 50
@@ -233,7 +233,7 @@ class MindActAgent(UngistedAgent):
         elements = parse_page(observation.html)
         ids = [e for e in interactive if e in elements]
         pseudo = [_element_fragment(n, i, elements[i]) for n, i in enumerate(ids)]
-        query = " ".join([observation.task, *observation.previous_actions[-3:]])
+        query = RetrievalQuery.for_observation(observation)
         order = build_retriever(self.settings.retriever).rank(query, pseudo)
         return [pseudo[n].element_ids[0] for n in order][:POOL_SIZE]
 

@@ -26,7 +26,7 @@ from webagent.gist.gister import build_gister
 from webagent.lookup import LookupQuery, lookup_parallel, lookup_sequential
 from webagent.memory import fit_memory, whole_page
 from webagent.prompts import load_template
-from webagent.retrieval import build_retriever, retrieval_query
+from webagent.retrieval import RetrievalQuery, build_retriever
 
 
 class GistOnlyAgent(PageAgent):
@@ -128,7 +128,7 @@ class ReadAgentP(GistOnlyAgent):
         if self.settings.lookup_assist == "none" or free <= 0 or not rounds:
             return picks
         retriever = build_retriever(self.settings.lookup_assist)
-        query = retrieval_query(ctx.observation.task, ctx.observation.previous_actions)
+        query = RetrievalQuery.for_observation(ctx.observation)
         ranked = retriever.rank(query, ctx.page.fragments)
         added = [i for i in ranked if i not in picks][:free]
         rounds[-1].assisted = added
