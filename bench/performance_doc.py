@@ -32,7 +32,7 @@ SECTIONS = (
     ("act_wall", "`webagent act` wall time on a 1 MB page, embedded model", "issue 11"),
     ("page_speed", "Page processing speed against a bare lxml parse", "issue 11"),
     ("page_speed_agents", "Page processing speed under the agents' 8K plan", "issue 11"),
-    ("page_speed_agents", "Page processing speed under the agents' 8K plan", "issue 11"),
+    ("cpu_contention", "The embedded model beside busy processes", "test stability"),
     ("sweep_intent", "Budget sweep over the intent tasks, every agent", "issue 12"),
     ("stability", "Test stability: the model, fault and eval folders run in a row", "issue 8"),
 )
@@ -147,11 +147,19 @@ def _gist_cost(d: dict[str, Any]) -> str:
     p_single = s["readagent-p, per fragment (gist_batch=1)"]
     p_batched = s["readagent-p, batched (default gist_batch)"]
     every = s.get("readagent-p, batched, every page gisted (read_whole_page=false)")
+    page_ids = s.get("batched, controls marked by page id (gist_view=reading-ids)")
     return (
         f"**Reading cost** (`gist_cost`, 8K): batched gisting takes a median of "
         f"{batched['gist_calls_median']:g} calls per new page ({single['gist_calls_median']:g} "
         f"one fragment per call) and reads {batched['gist_input_x_compact_median']:.2f}× the "
-        f"page's compact tokens ({single['gist_input_x_compact_median']:.2f}×); uncached, "
+        f"page's compact tokens (one fragment per call: "
+        f"{single['gist_input_x_compact_median']:.2f}×"
+        + (
+            f"; controls marked by page id: {page_ids['gist_input_x_compact_median']:.2f}×"
+            if page_ids
+            else ""
+        )
+        + "); uncached, "
         f"ReadAgent-P spends {p_batched['x_raw_html_median_per_step']:.2f}× the input tokens of "
         "raw HTML cut to the same budget on the median step and "
         f"{p_batched['x_raw_html_of_means']:.2f}× over all steps (one fragment per call: "

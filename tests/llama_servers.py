@@ -3,6 +3,7 @@ for the integration tests: one free port each, ready when ``/v1/models`` answers
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from webagent.model.llama_local import quiet_openmp
 from webagent.model.settings import DEFAULT_LOCAL_MODEL
 
 READY_S = 90.0
@@ -37,7 +39,9 @@ def start_server(
         "--n_ctx", str(n_ctx), "--n_threads", str(n_threads),
     ]  # fmt: skip
     with log.open("wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, env=quiet_openmp(dict(os.environ))
+        )
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + READY_S
     while time.monotonic() < deadline:

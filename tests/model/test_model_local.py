@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -10,7 +11,11 @@ import pytest
 
 from webagent.errors import ConfigError, FatalModelError
 from webagent.model import Message, Model, ModelSettings, Request
+from webagent.model.llama_local import OPENMP_SPIN_COUNT, quiet_openmp
 from webagent.model.settings import DEFAULT_LOCAL_MODEL
+
+#: the spin count this test process was started with, before anything loaded llama.cpp
+SPIN_COUNT_GIVEN = os.environ.get("GOMP_SPINCOUNT")
 
 # ids as an enum and a bounded value, so the answer always completes within max_tokens:
 # under the grammar the fixed keys alone take ~30 tokens (they are spelled in small pieces)
@@ -77,3 +82,16 @@ def test_a_missing_gguf_is_a_config_error(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="does not exist"):
         LlamaLocalBackend(ModelSettings(model_path=tmp_path / "missing.gguf"))
+
+
+def test_llama_cpp_threads_sleep_soon_unless_the_environment_says_otherwise() -> None:
+    """libgomp's default spin count makes llama.cpp crawl beside busy processes
+    (bench/cpu_contention.py); ours is a default, never an override."""
+    assert quiet_openmp({})["GOMP_SPINCOUNT"] == OPENMP_SPIN_COUNT
+    assert quiet_openmp({"GOMP_SPINCOUNT": "300000"})["GOMP_SPINCOUNT"] == "300000"
+
+
+@pytest.mark.llama
+def test_the_model_loads_with_the_low_spin_count(local_model: Model) -> None:
+    local_model.count_tokens("load")  # weights (and so llama.cpp's libgomp) load on first use
+    assert os.environ["GOMP_SPINCOUNT"] == (SPIN_COUNT_GIVEN or OPENMP_SPIN_COUNT)

@@ -26,6 +26,22 @@ if TYPE_CHECKING:
 
 _MAX_DEFAULT_THREADS = 8
 
+#: how long llama.cpp's OpenMP threads (libgomp) spin at a barrier before they sleep. libgomp's
+#: default, 300,000 spins, keeps every thread busy-waiting; when other processes share the cores,
+#: a descheduled thread holds all the others at each barrier, and a prompt took 3 to 10 times
+#: as long as the busy cores explain (``bench/cpu_contention.py``). 2,000 spins cost nothing
+#: measurable on an idle machine. Set only where the environment does not set it already, and
+#: read by libgomp once, when llama.cpp's library first loads.
+OPENMP_SPIN_COUNT = "2000"
+
+
+def quiet_openmp(env: dict[str, str] | None = None) -> dict[str, str]:
+    """``env`` (default: this process's environment) with ``GOMP_SPINCOUNT`` set to
+    :data:`OPENMP_SPIN_COUNT` unless it is set already; for a llama.cpp process to start."""
+    target = os.environ if env is None else env
+    target.setdefault("GOMP_SPINCOUNT", OPENMP_SPIN_COUNT)
+    return dict(target)
+
 
 class LlamaLocalBackend(Backend):
     max_concurrency = 1
@@ -48,6 +64,7 @@ class LlamaLocalBackend(Backend):
     def _model(self) -> Llama:
         with self._load_lock:
             if self._llama is None:
+                quiet_openmp()  # before llama.cpp's library (and so libgomp) loads
                 try:
                     from llama_cpp import Llama
                 except ImportError as exc:
