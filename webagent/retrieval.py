@@ -25,6 +25,7 @@ attribute values split into words (:func:`identifier_words`).
 from __future__ import annotations
 
 import importlib.util
+import logging
 import re
 from abc import ABC, abstractmethod
 from collections import OrderedDict
@@ -329,6 +330,8 @@ class BM25Retriever(Retriever):
         import bm25s
         import numpy as np
 
+        # bm25s sets its logger to DEBUG on import; let it follow the application's level
+        logging.getLogger("bm25s").setLevel(logging.NOTSET)
         if not fragments:
             return np.zeros(0)
         corpus = [_tokens(fragment_document(f)) or ["_empty_"] for f in fragments]

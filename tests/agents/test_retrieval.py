@@ -4,6 +4,7 @@ unknown name says."""
 from __future__ import annotations
 
 import importlib.util
+import logging
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -63,6 +64,16 @@ def test_fusion_ranks_by_reciprocal_rank() -> None:
 def test_bm25_finds_the_matching_fragment() -> None:
     fragments = [fragment(0, "home page news"), fragment(1, "returns and refunds policy")]
     assert BM25Retriever().rank(RetrievalQuery("refunds"), fragments)[0] == 1
+
+
+def test_bm25_logs_at_the_application_s_level(caplog: pytest.LogCaptureFixture) -> None:
+    """bm25s sets its own logger to DEBUG; its index messages must not reach a user's
+    warnings-only log."""
+    caplog.set_level(logging.WARNING)
+    fragments = [fragment(0, "shipping"), fragment(1, "returns and refunds")]
+    BM25Retriever().rank(RetrievalQuery("refunds"), fragments)
+    assert logging.getLogger("bm25s").getEffectiveLevel() == logging.WARNING
+    assert not [r for r in caplog.records if r.name.startswith("bm25s")]
 
 
 def test_query_is_the_task_and_the_last_three_actions() -> None:
