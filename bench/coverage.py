@@ -11,7 +11,12 @@ Segmentation uses the agents' plan at a budget of 8192 under the counter; a step
 element lies in no fragment was lost by cleaning/segmenting, and the report says why (which
 cleaning rule dropped the gold element or an ancestor of it).
 
-    python bench/coverage.py [--quick] [--intent-tasks F] [--tasks F] [--model-steps N]
+    python bench/coverage.py [--quick] [--intent-tasks F] [--heldout-specs F] [--tasks F]
+                             [--model-steps N]
+
+The held-out intent tasks (``bench/data/heldout_intent_specs.jsonl``) were written after the
+embedding selectors' settings had been chosen on ``../shared/intent_tasks``, blind to every
+selector: the fair check of how they compare.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import Any
 from benchkit import (
     BUDGET,
     EMBEDDED_CAVEAT,
+    REPO,
     Step,
     add_data_args,
     load_steps,
@@ -63,6 +69,8 @@ from webagent.retrieval import (
     Retriever,
 )
 from webagent.tokens import estimate_tokens, truncate_to_tokens
+
+HELDOUT_SPECS = REPO / "bench" / "data" / "heldout_intent_specs.jsonl"
 
 COUNTERS: dict[str, Callable[[], Callable[[str], int]]] = {
     "SmolLM2": real_counter,
@@ -240,14 +248,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_data_args(parser)
     parser.add_argument("--intent-tasks", type=Path, default=None, help="built intent tasks")
+    parser.add_argument(
+        "--heldout-specs",
+        type=Path,
+        default=HELDOUT_SPECS,
+        help="intent task specs written after the selectors were chosen, measured as a third "
+        "set (default: %(default)s, when present; 'none' to skip)",
+    )
     parser.add_argument("--model-steps", type=int, default=0, help="steps for model look-up")
     parser.add_argument("--no-embeddings", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    sets = {
-        "intent": args.intent_tasks or build_intent_tasks(args.pages),
-        "grounding": resolve_tasks(args),
-    }
+    sets = {"intent": args.intent_tasks or build_intent_tasks(args.pages)}
+    if args.heldout_specs.name != "none" and args.heldout_specs.exists():
+        sets["held-out intent"] = build_intent_tasks(args.pages, [args.heldout_specs])
+    sets["grounding"] = resolve_tasks(args)
     selectors = [s for s in SELECTORS if not (args.no_embeddings and s in EMBEDDING_SELECTORS)]
     started = time.perf_counter()
     parts, summaries, plans = [], {}, {}

@@ -131,12 +131,20 @@ def _reopen_room(d: dict[str, Any]) -> str:
 def _coverage(d: dict[str, Any]) -> str:
     intent = d["summary"]["intent tasks, SmolLM2 counter"]
     grounding = d["summary"]["grounding tasks, SmolLM2 counter"]
-    listed = ", ".join(
-        f"{name} {_pct(v['coverage_at_5_of_survived'])}" for name, v in intent.items()
-    )
+    heldout = d["summary"].get("held-out intent tasks, SmolLM2 counter")
+
+    def listed(rows: dict[str, Any]) -> str:
+        return ", ".join(f"{k} {_pct(v['coverage_at_5_of_survived'])}" for k, v in rows.items())
+
     return (
         f"**Look-up coverage @5** (`coverage`, intent steps whose gold survived, SmolLM2 "
-        f"counter): {listed}; on tasks that quote their target BM25 reaches "
+        f"counter): {listed(intent)}"
+        + (
+            f"; on held-out intent tasks written after the selectors were chosen: {listed(heldout)}"
+            if heldout
+            else ""
+        )
+        + "; on tasks that quote their target BM25 reaches "
         f"{_pct(grounding['bm25']['coverage_at_5_of_survived'])}."
     )
 

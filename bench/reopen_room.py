@@ -58,9 +58,11 @@ AGENTS = ("readagent-p", "readagent-s", "gist-only")
 Counter = Callable[[str], int]
 
 
-def build_intent_tasks(pages: Path) -> Path:
+def build_intent_tasks(pages: Path, specs: list[Path] | None = None) -> Path:
+    """Mind2Web-format records of intent task specs (default: ``../shared/intent_tasks``),
+    built by the shared tool into a temporary file."""
     out = Path(tempfile.mkdtemp(prefix="bench-intent-")) / "intent_tasks.json"
-    specs = sorted((SHARED / "intent_tasks").glob("specs_*.jsonl"))
+    specs = specs or sorted((SHARED / "intent_tasks").glob("specs_*.jsonl"))
     command = [sys.executable, str(INTENT_TOOL), str(pages), *map(str, specs), "--out", str(out)]
     subprocess.run(command, check=True, capture_output=True)
     return out
