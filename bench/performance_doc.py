@@ -241,6 +241,9 @@ FIGURES = (
 )
 
 
+_GLUE = "\x00"  # a space that textwrap does not break at
+
+
 def readme_figures(summaries: Path) -> str:
     """The README's bullets, one per summary present, each naming its summary's revision."""
     lines = []
@@ -248,7 +251,10 @@ def readme_figures(summaries: Path) -> str:
         data = _load(summaries, name)
         if data is not None:
             bullet = f"- {figure(data)} *[{_revision(data)}]*"
-            lines.append(textwrap.fill(bullet, width=96, subsequent_indent="  "))
+            # a figure's unit stays on its line: "20.7 %" is never split before the "%"
+            glued = bullet.replace(" %", _GLUE + "%")
+            wrapped = textwrap.fill(glued, width=96, subsequent_indent="  ")
+            lines.append(wrapped.replace(_GLUE, " "))
     return "\n".join(lines)
 
 
