@@ -6,10 +6,12 @@ a core, the spinning threads compete with it and a descheduled thread holds the 
 ``webagent.model.llama_local`` therefore sets a low spin count (``OPENMP_SPIN_COUNT``) unless the
 environment sets one. This bench runs the same prompts in fresh processes, with libgomp's
 default and with ours, on an idle machine and beside busy processes (pure-Python loops, as
-many as ``--busy`` lists), and prints each wall time against libgomp's default on the idle
-machine. Each cell is one run: a noisy machine moves it by several percent.
+many as ``--busy`` lists), ``--repeat`` times each, the two settings taking turns, and prints
+the median and the slowest wall time against libgomp's default on the idle machine. How much
+a busy process slows a spinning run varies a lot from one run to the next (the scheduler
+decides), so the slowest run is part of the answer.
 
-    python bench/cpu_contention.py [--busy 0,1] [--summary bench/summaries]
+    python bench/cpu_contention.py [--busy 0,1,2] [--repeat 3] [--summary bench/summaries]
 """
 
 from __future__ import annotations
@@ -21,14 +23,14 @@ import sys
 import time
 from pathlib import Path
 
-from benchkit import REPO, markdown_table, provenance, write_result, write_summary
+from benchkit import REPO, markdown_table, median, provenance, write_result, write_summary
 
 from webagent.model.llama_local import OPENMP_SPIN_COUNT
 
 #: libgomp's own default spin count, spelled out so that the baseline does not depend on the
 #: environment this bench runs in
 LIBGOMP_DEFAULT = "300000"
-PROMPTS = 3
+PROMPTS = 2
 PROMPT_WORDS = 400
 ANSWER_TOKENS = 40
 
@@ -75,7 +77,8 @@ def timed(spin: str, busy: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--busy", default="0,1", help="busy processes beside the model, a list")
+    parser.add_argument("--busy", default="0,1,2", help="busy processes beside the model, a list")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each cell")
     parser.add_argument("--out", type=Path, default=Path("/tmp/webagent-bench"))
     parser.add_argument("--summary", type=Path, default=REPO / "bench" / "summaries")
     parser.add_argument("--probe", action="store_true", help=argparse.SUPPRESS)
@@ -85,27 +88,47 @@ def main() -> None:
         return
     started = time.perf_counter()
     spins = {"libgomp default": LIBGOMP_DEFAULT, "webagent default": OPENMP_SPIN_COUNT}
-    runs: list[tuple[int, str, str, float]] = []  # busy processes, label, spin count, wall s
+    walls: dict[tuple[int, str], list[float]] = {}  # (busy processes, label): wall s per run
     for busy in [int(b) for b in args.busy.split(",")]:
-        for label, spin in spins.items():
-            wall = timed(spin, busy)
-            runs.append((busy, label, spin, wall))
-            print(f"busy {busy}, {label} ({spin}): {wall:.1f} s", flush=True)
-    base = next(wall for busy, label, _, wall in runs if busy == 0 and label == "libgomp default")
-    rows = [[busy, f"{label} ({spin})", wall, wall / base] for busy, label, spin, wall in runs]
-    cells = [dict(zip(("busy", "spin", "spin_count", "wall_s"), run, strict=True)) for run in runs]
+        for run in range(args.repeat):
+            for label, spin in spins.items():
+                wall = timed(spin, busy)
+                walls.setdefault((busy, label), []).append(wall)
+                print(f"busy {busy}, run {run + 1}, {label} ({spin}): {wall:.1f} s", flush=True)
+    base = median(walls[0, "libgomp default"]) if (0, "libgomp default") in walls else 1.0
+    rows = [
+        [busy, f"{label} ({spins[label]})", median(w), max(w), median(w) / base, max(w) / base]
+        for (busy, label), w in walls.items()
+    ]
+    cells = [
+        {"busy": busy, "spin": label, "spin_count": spins[label], "wall_s": w}
+        for (busy, label), w in walls.items()
+    ]
     cores = os.cpu_count()
     text = (
         f"## Embedded model beside busy processes ({cores} cores, {PROMPTS} prompts of about "
-        f"1,500 tokens, {ANSWER_TOKENS} tokens out)\n\n"
+        f"1,500 tokens, {ANSWER_TOKENS} tokens out, {args.repeat} runs a cell)\n\n"
         + markdown_table(
-            ["busy processes", "GOMP_SPINCOUNT", "wall s", "÷ idle, libgomp default"], rows
+            [
+                "busy processes",
+                "GOMP_SPINCOUNT",
+                "wall s, median",
+                "slowest",
+                "median ÷ idle libgomp default",
+                "slowest ÷ idle",
+            ],
+            rows,
         )
-        + "\n\nEach cell is one fresh process (model load not timed). With b of the n cores"
+        + "\n\nEach run is one fresh process (model load not timed). With b of the n cores"
         " kept busy, the model's threads get the n - b left: about n / (n - b) times the idle"
         " time at best (2x for one busy process on two cores)."
     )
-    settings = {"prompts": PROMPTS, "answer_tokens": ANSWER_TOKENS, "spin_counts": spins}
+    settings = {
+        "prompts": PROMPTS,
+        "answer_tokens": ANSWER_TOKENS,
+        "spin_counts": spins,
+        "repeat": args.repeat,
+    }
     payload = {
         "provenance": provenance(settings, {}),
         "wall_s": time.perf_counter() - started,
