@@ -28,11 +28,11 @@ _MAX_DEFAULT_THREADS = 8
 
 #: how long llama.cpp's OpenMP threads (libgomp) spin at a barrier before they sleep. libgomp's
 #: default, 300,000 spins, keeps every thread busy-waiting; when other processes share the cores,
-#: a descheduled thread holds all the others at each barrier: beside one busy process on two
-#: cores a prompt took a median 6.5 times its idle time, where the busy core explains 2, and
-#: 1.9 times with 2,000 spins, which cost nothing measurable on an idle machine
-#: (``bench/cpu_contention.py``). Set only where the environment does not set it already, and
-#: read by libgomp once, when llama.cpp's library first loads.
+#: a descheduled thread holds all the others at each barrier, and beside one busy process a
+#: prompt took several times what the busy core explains; with 2,000 spins it takes about what
+#: the busy core explains, and nothing more on an idle machine (``bench/cpu_contention.py``).
+#: Set only where the environment does not set it already, and read by libgomp once, when
+#: llama.cpp's library first loads.
 OPENMP_SPIN_COUNT = "2000"
 
 
