@@ -215,13 +215,13 @@ def tables(pages: list[dict[str, Any]], steps: list[dict[str, Any]]) -> tuple[st
         }
     t2 = markdown_table(
         [
-            "agent (no gist cache)",
+            "agent's steps, policy: BM25 look-up + gold act (no gist cache)",
             "input tok/step mean",
             "median",
             "× raw-html (of means)",
             "× raw-html (median per step)",
             "calls/step",
-            "gold shown (measured)",
+            "gold shown (under the policy)",
             "steps read whole",
         ],
         t2_rows,

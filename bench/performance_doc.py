@@ -167,9 +167,10 @@ def _gist_cost(d: dict[str, Any]) -> str:
             if page_ids
             else ""
         )
-        + "); uncached, "
-        f"ReadAgent-P spends {p_batched['x_raw_html_median_per_step']:.2f}× the input tokens of "
-        "raw HTML cut to the same budget on the median step and "
+        + "); uncached, with look-up and act answered by a scripted policy (BM25 look-up, "
+        "gold act), ReadAgent-P's steps spend "
+        f"{p_batched['x_raw_html_median_per_step']:.2f}× the input tokens of raw HTML cut to "
+        "the same budget on the median step and "
         f"{p_batched['x_raw_html_of_means']:.2f}× over all steps (one fragment per call: "
         f"{p_single['x_raw_html_median_per_step']:.2f}× and "
         f"{p_single['x_raw_html_of_means']:.2f}×"
