@@ -1,6 +1,7 @@
 """``webagent score``, ``eval``, ``compare`` and ``demo``. Handlers build settings objects
 from the parsed arguments (the environment is read here and nowhere deeper) and return an
-exit code: 0 done, 1 nothing valid to score, 3 a run stopped by --max-errors, 130 interrupted."""
+exit code: 0 done, 1 nothing valid to score, 3 a run stopped by --max-errors, 4 incomplete,
+5 waiting for the answers of a batch round, 130 interrupted."""
 
 from __future__ import annotations
 
@@ -11,6 +12,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mind2web_eval.batching import (
+    BatchRounds,
+    add_batch_arguments,
+    check_batch_arguments,
+    with_batch_dir,
+)
 from webagent.cli.options import add_run_arguments, config_from_args
 from webagent.cli.plan import add_plan_arguments
 from webagent.config import EvalSection, Values
@@ -36,6 +43,8 @@ exit status:
   3    stopped by --max-errors
   4    incomplete: steps are pending (model or page failures, or the circuit breaker);
        the same command resumes
+  5    waiting for answers (--backend batch): the requests still needed are in
+       OUT/batch/round-NNN.requests.jsonl; go on with --batch-results FILE
   130  interrupted (Ctrl-C); the same command resumes
 An exception inside the agent stops the run with its traceback (status 1) unless
 --record-agent-errors is given."""
@@ -143,6 +152,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_scoring_arguments(ev)
     add_run_arguments(ev)
     add_plan_arguments(ev)
+    add_batch_arguments(ev)
     ev.set_defaults(func=run_eval_command)
 
     compare = subparsers.add_parser(
@@ -196,7 +206,8 @@ def run_eval_command(args: argparse.Namespace) -> int:
 
     check_prices(args)
     argv: list[str] = getattr(args, "argv", sys.argv[1:])
-    config = config_from_args(args, extra=eval_values(args))
+    config = with_batch_dir(config_from_args(args, extra=eval_values(args)), args.out)
+    check_batch_arguments(args, config)
     section = config.eval
     if section.data is None:
         raise ConfigError("eval needs --data (or a --config that names the data)")
@@ -214,6 +225,9 @@ def run_eval_command(args: argparse.Namespace) -> int:
         progress=section.progress,
         config=config.manifest(),
     )
+    batch = BatchRounds(config) if config.model.backend == "batch" else None
+    if batch is not None and not args.plan:
+        batch.ingest(args.batch_results)
     with open_agent(config) as opened:
         to_plan = RunToPlan(
             config.agent,
@@ -224,10 +238,15 @@ def run_eval_command(args: argparse.Namespace) -> int:
             (args.price_in, args.price_out),
         )
         if args.plan:
-            print_plan_before_run(to_plan)
+            print_plan_before_run(to_plan, rounds=batch is not None)
             return 0
         plan_beside_run(to_plan, args.out)
-        outcome = run_eval(settings, describe_subject(opened), argv=argv)
+        subject = describe_subject(opened)
+        if batch is None:
+            outcome = run_eval(settings, subject, argv=argv)
+        else:
+            once = lambda: run_eval(settings, subject, argv=argv)  # noqa: E731
+            outcome = batch.run(once, args.batch_submit, args.batch_poll, opened.model)
     print_outcome(outcome.files.results_json)
     print_plan_vs_spent(args.out)
     print(
@@ -236,6 +255,9 @@ def run_eval_command(args: argparse.Namespace) -> int:
     )
     if outcome.status == "complete":
         return 0
+    waiting = batch.report(argv) if batch is not None else None
+    if waiting is not None:
+        return waiting
     print_pending(outcome, ["webagent", *argv])
     if outcome.status == "aborted":
         print(

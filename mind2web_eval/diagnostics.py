@@ -24,6 +24,7 @@ ErrorClass = Literal[
     "wrong_op_or_value",
     "invalid_output",
     "model_error",
+    "awaiting_answer",
     "page_error",
     "no_html",
     "agent_error",
@@ -33,12 +34,13 @@ RUN_ERRORS = frozenset({"model_error", "page_error", "agent_error"})
 #: a step whose last attempt ended so has no answer yet: it is *pending*, and the same command
 #: runs it again (an outage, an unreadable page or a recorded agent bug is not an answer; a
 #: wrong or unparseable answer is one)
-PENDING_CLASSES = RUN_ERRORS
+PENDING_CLASSES = RUN_ERRORS | {"awaiting_answer"}
 #: why a pending step is pending, in words
 PENDING_REASONS = {
     "model_error": "the model failed after its retries",
     "page_error": "the page could not be read",
     "agent_error": "the agent raised an error (recorded by --record-agent-errors)",
+    "awaiting_answer": "waiting for answers to a batch round",
     "not_run": "not run yet",
 }
 
@@ -73,7 +75,7 @@ def _error_class(
         return run_error  # type: ignore[return-value]
     if trace is None:
         return "agent_error"
-    if trace.error_class in ("model_error", "page_error"):
+    if trace.error_class in ("model_error", "awaiting_answer", "page_error"):
         return trace.error_class  # type: ignore[return-value]
     if trace.error_class == "no_ids_shown":  # the look-up left the act prompt without ids
         return "no_gold" if score.gold_status != "ok" else "lookup_miss"

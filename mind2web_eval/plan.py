@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mind2web_eval.data import iter_tasks
 from webagent.agents.plan import AgentPlan, format_plan, plan_agent, plan_payload
+from webagent.agents.plan_rounds import plan_rounds
 from webagent.agents.registry import agent_names
 from webagent.agents.settings import AgentSettings
 from webagent.contracts import Observation
@@ -72,12 +73,16 @@ def write_plan(out: Path, plans: list[AgentPlan], prices: Prices) -> Path:
     return path
 
 
-def print_plan_before_run(run: RunToPlan) -> None:
-    """``--plan``: every agent's plan over the run's steps, printed; nothing is run."""
+def print_plan_before_run(run: RunToPlan, *, rounds: bool = False) -> None:
+    """``--plan``: every agent's plan over the run's steps, printed; nothing is run.
+    ``rounds``: also the batch rounds the run's own agent takes (``--backend batch``)."""
     plans = plan_run(run)
     steps = plans[0].steps if plans else 0
     print(f"cost plan for {steps} steps (no model call was made):")
     print(format_plan(plans, run.settings.agent, *run.prices))
+    if rounds:
+        observations = data_observations(run.data, run.limit)
+        print(plan_rounds(run.settings, run.model, observations, run.gist_cache).describe())
 
 
 def plan_beside_run(run: RunToPlan, out: Path) -> Path:

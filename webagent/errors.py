@@ -66,6 +66,12 @@ class ReplayMissError(FatalModelError):
     """Replay mode met a request that the cassette does not hold."""
 
 
+class AwaitingAnswerError(ModelError):
+    """The batch backend has no answer yet for this request: it waits in a request round.
+
+    Not an outage and not a failure: the step is pending until the round's results come."""
+
+
 class OutputParseError(WebAgentError):
     """Model output could not be parsed; the message is written so the model can act on it."""
 

@@ -3,14 +3,22 @@ then a table, a plot of accuracy against tokens per step, an HTML summary and JS
 ``webagent sweep --rescore DIR`` re-scores the stored results and redoes them, with no model.
 
 Exit codes, as ``webagent eval``'s: 0 every cell complete, 4 some cell not complete (the same
-command resumes it), 130 interrupted."""
+command resumes it), 5 waiting for the answers of a batch round (``--backend batch``: one
+round file for all cells), 130 interrupted."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from mind2web_eval.batching import (
+    BatchRounds,
+    add_batch_arguments,
+    check_batch_arguments,
+    with_batch_dir,
+)
 from mind2web_eval.cli import (
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
@@ -20,6 +28,9 @@ from mind2web_eval.cli import (
 )
 from webagent.cli.options import add_agent_arguments, add_config_arguments, add_model_arguments
 from webagent.errors import ConfigError
+
+if TYPE_CHECKING:
+    from mind2web_eval.sweep.run import SweepOutcome
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,6 +71,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_config_arguments(sweep)
     add_agent_arguments(sweep)
     add_model_arguments(sweep)
+    add_batch_arguments(sweep)
     sweep.set_defaults(func=run_sweep_command)
 
 
@@ -94,7 +106,8 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"--agents: unknown agent {unknown[0]!r}; choose from {', '.join(agent_names())}"
         )
-    config = config_from_args(args, extra=eval_values(args))
+    config = with_batch_dir(config_from_args(args, extra=eval_values(args)), args.out)
+    check_batch_arguments(args, config)
     out: Path = args.out
     base = sweep_base_config(config, out, gist_cache_given=args.gist_cache is not None)
     data = args.data if args.data.startswith("hf:") else str(Path(args.data).resolve())
@@ -110,11 +123,24 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         scoring=scoring_settings(section).model_dump(mode="json"),
         config=base.manifest(),
     )
-    outcome = run_sweep(spec, base, out, open_subject, progress=section.progress, argv=sys.argv[1:])
+    argv = sys.argv[1:]
+    batch = BatchRounds(base) if base.model.backend == "batch" else None
+
+    def once() -> SweepOutcome:
+        return run_sweep(spec, base, out, open_subject, progress=section.progress, argv=argv)
+
+    if batch is None:
+        outcome = once()
+    else:
+        batch.ingest(args.batch_results)
+        outcome = batch.run(once, args.batch_submit, args.batch_poll)
     print(outcome.files.table.read_text(encoding="utf-8"))
     print(f"sweep {outcome.status}: {outcome.files.html}")
     if outcome.status == "interrupted":
         return EXIT_INTERRUPTED
+    waiting = batch.report(argv) if batch is not None and outcome.not_done else None
+    if waiting is not None:
+        return waiting
     if outcome.not_done:
         print(
             f"not complete: {', '.join(outcome.not_done)}; run the same command to resume",

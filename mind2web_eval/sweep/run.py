@@ -49,7 +49,7 @@ def cell_config(base: RunConfig, out: Path, cell: Cell) -> RunConfig:
     (a replayed sweep records nothing)."""
     agent = base.agent.model_copy(update={"agent": cell.agent, "context_budget": cell.budget})
     model = base.model
-    if model.backend != "replay":
+    if model.backend not in ("replay", "batch"):  # their answers are files already
         cassette = (cell_dir(out, cell) / CASSETTE).resolve()
         model = model.model_copy(update={"record_to": cassette})
     return base.model_copy(update={"agent": agent, "model": model})

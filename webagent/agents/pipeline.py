@@ -24,7 +24,7 @@ from webagent.agents.context import (
 )
 from webagent.agents.settings import AgentSettings
 from webagent.contracts import Agent, LookupRound, MemoryEdits, Observation, StepTrace
-from webagent.errors import ModelError, PageError
+from webagent.errors import AwaitingAnswerError, ModelError, PageError
 from webagent.gist.cache import GistCache
 from webagent.html.fragment import SegmentedPage, SegmentSettings
 from webagent.html.segment import segment_html
@@ -91,6 +91,8 @@ class PageAgent(Agent):
         started = time.perf_counter()
         try:
             self._step(observation, trace, log)
+        except AwaitingAnswerError as exc:
+            trace.error, trace.error_class = str(exc), "awaiting_answer"
         except ModelError as exc:
             trace.error, trace.error_class = f"model error: {exc}", "model_error"
         except PageError as exc:

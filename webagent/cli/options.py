@@ -50,6 +50,7 @@ FLAGS: dict[str, str] = {
     "max_retries": "model.max_retries",
     "concurrency": "model.concurrency",
     "structured_output": "model.structured_output",
+    "token_counter": "model.token_counter",
     "record": "model.record_to",
     "replay": "model.replay_from",
 }
@@ -162,9 +163,10 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--backend",
-        choices=["local", "openai", "replay"],
-        help="local llama.cpp model, any OpenAI-compatible endpoint, or a recorded cassette "
-        "(env WEBAGENT_BACKEND; default local)",
+        choices=["local", "openai", "replay", "batch"],
+        help="local llama.cpp model, any OpenAI-compatible endpoint, a recorded cassette or "
+        "answers file, or batch: request rounds for the OpenAI Batch API, answered from files "
+        "(eval and sweep; env WEBAGENT_BACKEND; default local)",
     )
     group.add_argument("--model", help="model name for the endpoint (env WEBAGENT_MODEL)")
     group.add_argument(
@@ -183,8 +185,18 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         choices=["auto", "json_schema", "json_object", "grammar", "none"],
         help="how answers are constrained (auto)",
     )
+    group.add_argument(
+        "--token-counter",
+        choices=["auto", "estimate", "gguf"],
+        help="how budgets count tokens: the backend's own (auto), 5 tokens per 8 bytes "
+        "(estimate), or the tokenizer of --model-path, default SmolLM2's (gguf) (auto)",
+    )
     group.add_argument("--record", type=Path, help="append every model call to this cassette")
-    group.add_argument("--replay", type=Path, help="answer from this cassette; a miss fails")
+    group.add_argument(
+        "--replay",
+        type=Path,
+        help="answer from this cassette or answers file; a miss fails",
+    )
 
 
 def add_run_arguments(parser: argparse.ArgumentParser, default_agent: str | None = None) -> None:

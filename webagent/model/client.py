@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 
-from webagent.errors import ModelError
+from webagent.errors import AwaitingAnswerError, ModelError
 from webagent.model.base import Backend, Completion, Message, Request
 from webagent.model.retry import RetryPolicy
 from webagent.model.usage import PhaseStats, UsageLedger, usage_diff
@@ -86,6 +86,8 @@ class Model:
             try:
                 with self._slots:
                     completion = self._backend.complete(request, self._policy.timeout_s)
+            except AwaitingAnswerError:
+                raise  # not a failure: the answer is to come from a batch round
             except ModelError as exc:
                 if not exc.transient or attempt > self._policy.max_retries:
                     self._count_failure(request, attempt)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from webagent.errors import ConfigError
 from webagent.model.base import Backend
 from webagent.model.client import Model
+from webagent.model.counters import chosen_counter
 from webagent.model.replay import RecordingBackend, ReplayBackend
 from webagent.model.retry import RetryPolicy
 from webagent.model.settings import ModelSettings
@@ -23,12 +24,18 @@ def build_backend(settings: ModelSettings) -> Backend:
     if settings.backend == "replay":
         if settings.replay_from is None:  # the settings validator already requires it
             raise ConfigError("backend 'replay' needs replay_from (a cassette file)")
+        chosen = chosen_counter(settings.token_counter, settings.model_path)
         return ReplayBackend(
             settings.replay_from,
             name=settings.model,
             context_window=settings.context_window,
             max_concurrency=settings.concurrency,
+            counter=chosen[1] if chosen else None,
         )
+    if settings.backend == "batch":
+        from webagent.model.batch import BatchBackend
+
+        return BatchBackend(settings)
     if settings.backend == "openai":
         from webagent.model.openai_backend import OpenAIBackend
 

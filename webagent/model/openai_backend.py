@@ -11,7 +11,6 @@ keeps whichever worked.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections import OrderedDict
@@ -20,6 +19,8 @@ from urllib.parse import urlsplit
 
 from webagent.errors import ConfigError, FatalModelError, MissingDependencyError, ModelError
 from webagent.model.base import Backend, Completion, Request
+from webagent.model.chat_body import structured_kwargs
+from webagent.model.counters import chosen_counter
 from webagent.model.openai_errors import classify_openai_error, is_refused_format
 from webagent.model.server_extras import (
     Counter,
@@ -125,7 +126,7 @@ class OpenAIBackend(Backend):
         }
         if request.stop:
             kwargs["stop"] = list(request.stop)
-        kwargs.update(_structured_kwargs(request, mode))
+        kwargs.update(structured_kwargs(request, mode))
         try:
             return self._client.chat.completions.create(**kwargs)
         except Exception as exc:
@@ -196,6 +197,9 @@ class OpenAIBackend(Backend):
             return self._counter
 
     def _find_counter(self) -> tuple[str, Counter]:
+        chosen = chosen_counter(self._settings.token_counter, self._settings.model_path)
+        if chosen is not None:
+            return chosen
         if not self._is_openai and self._base_url:
             try:
                 return find_token_counter(
@@ -212,28 +216,6 @@ class OpenAIBackend(Backend):
 
     def close(self) -> None:
         self._client.close()
-
-
-def _structured_kwargs(request: Request, mode: str) -> dict[str, Any]:
-    schema = request.json_schema
-    if schema is None or mode == "none":
-        return {}
-    if mode == "json_schema":
-        spec = {"name": request.schema_name, "schema": schema}
-        return {"response_format": {"type": "json_schema", "json_schema": spec}}
-    if mode == "json_object":
-        return {"response_format": {"type": "json_object", "schema": schema}}
-    if mode == "grammar":
-        return {"extra_body": {"grammar": _gbnf(schema)}}
-    raise ConfigError(f"unknown structured_output mode {mode!r}")
-
-
-def _gbnf(schema: dict[str, Any]) -> str:
-    try:
-        from llama_cpp.llama_grammar import json_schema_to_gbnf
-    except ImportError as exc:
-        raise MissingDependencyError("llama-cpp-python", "local") from exc
-    return str(json_schema_to_gbnf(json.dumps(schema)))
 
 
 def _prompt(request: Request) -> str:

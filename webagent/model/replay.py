@@ -4,7 +4,9 @@ A cassette is a readable JSONL file. Its lines are ``header`` (model name, conte
 ``completion`` (request, answer, keyed by ``Request.cache_key(model)``) and ``tokens`` (a token
 count, keyed by a hash of the text, so that segmentation replays exactly). Keys cover what
 changes the answer (model, messages, sampling, schema, prompt hash) and never timeouts or keys;
-no secret is ever written. A request met twice replays its recorded answers in order.
+no secret is ever written. A request met twice replays its recorded answers in order. An
+answers file (:mod:`webagent.model.answer_file`: request key -> answer, with who answered)
+replays the same way; ``counter`` counts the tokens a file does not hold.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 from webagent.errors import ConfigError, ReplayMissError
 from webagent.model.base import Backend, Completion, Request
-from webagent.tokens import estimate_tokens
+from webagent.tokens import TokenCounter, estimate_tokens
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +118,7 @@ class ReplayBackend(Backend):
         name: str | None = None,
         context_window: int | None = None,
         max_concurrency: int = 4,
+        counter: TokenCounter | None = None,
     ) -> None:
         self._path = Path(cassette_path)
         header, self._answers, self._counts = _load_cassette(self._path)
@@ -125,6 +128,7 @@ class ReplayBackend(Backend):
         self._served: dict[str, int] = defaultdict(int)
         self._lock = threading.Lock()
         self.estimated_counts = 0
+        self._counter = counter
 
     def complete(self, request: Request, timeout_s: float) -> Completion:
         key = request.cache_key(self.name)
@@ -138,6 +142,8 @@ class ReplayBackend(Backend):
         return Completion(model=self.name, cached=True, **recorded)
 
     def count_tokens(self, text: str) -> int:
+        if self._counter is not None:
+            return self._counter(text) if text else 0
         count = self._counts.get(text_key(text))
         if count is None:
             self.estimated_counts += 1
@@ -180,6 +186,12 @@ def _load_cassette(
             header = entry
         elif kind == "completion":
             answers[entry["key"]].append({**entry["completion"], "latency_s": 0.0})
+        elif kind == "answer":  # an answers file (webagent.model.answer_file)
+            answers[entry["key"]].append(
+                {"text": entry["text"], "input_tokens": entry.get("input_tokens", 0),
+                 "output_tokens": entry.get("output_tokens", 0), "finish_reason": "stop",
+                 "latency_s": 0.0}
+            )  # fmt: skip
         elif kind == "tokens":
             counts[entry["text"]] = int(entry["count"])
         else:
@@ -194,6 +206,8 @@ def _parse_line(path: Path, number: int, line: str, *, last: bool) -> dict[str, 
             raise ValueError("not a JSON object")
         if entry.get("kind") == "completion":
             _ = entry["key"], entry["completion"]["text"]
+        if entry.get("kind") == "answer":
+            _ = entry["key"], entry["text"]
         return entry
     except (ValueError, KeyError, TypeError) as exc:
         if last and not line.endswith("\n"):
@@ -205,4 +219,6 @@ def _parse_line(path: Path, number: int, line: str, *, last: bool) -> dict[str, 
 def _cassette_model(path: Path, header: dict[str, Any]) -> str:
     if header.get("model"):
         return str(header["model"])
-    raise ConfigError(f"replay cassette {path} has no header naming its model; pass name=...")
+    raise ConfigError(
+        f"replay file {path} has no header naming its model; pass the model's name (--model)"
+    )

@@ -10,7 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, m
 
 from webagent.errors import ConfigError, validation_message
 
-BackendName = Literal["local", "openai", "replay"]
+BackendName = Literal["local", "openai", "replay", "batch"]
+TokenCounterName = Literal["auto", "estimate", "gguf"]
 StructuredOutput = Literal["auto", "json_schema", "json_object", "grammar", "none"]
 
 #: name recorded for the embedded model when none is given
@@ -58,6 +59,21 @@ class ModelSettings(BaseModel):
     record_to: Path | None = Field(default=None, description="cassette to append calls to")
     replay_from: Path | None = Field(default=None, description="cassette to answer from")
     structured_output: StructuredOutput = "auto"
+    batch_dir: Path | None = Field(
+        default=None,
+        description="batch backend: the folder of its answers and request rounds "
+        "(webagent eval: OUT/batch)",
+    )
+    answers_from: tuple[Path, ...] = Field(
+        default=(),
+        description="batch backend: answers files (webagent.model.answer_file) read besides "
+        "batch_dir's own",
+    )
+    token_counter: TokenCounterName = Field(
+        default="auto",
+        description="auto: the backend's own (server tokenizer, tiktoken, else the estimate); "
+        "estimate: 5 tokens per 8 bytes; gguf: the tokenizer of model_path (default SmolLM2)",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelSettings:
@@ -67,6 +83,8 @@ class ModelSettings(BaseModel):
             raise ValueError(f"replay_from is set but backend is {self.backend!r}; use 'replay'")
         if self.base_urls and self.base_url is None:
             raise ValueError("base_urls lists more replicas: set base_url too (the first one)")
+        if self.backend == "batch" and not self.model:
+            raise ValueError("backend 'batch' needs a model name (--model): it is in every request")
         if self.record_to is not None and self.backend == "replay":
             raise ValueError("record_to and replay cannot be combined: replaying records nothing")
         return self

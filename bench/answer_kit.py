@@ -1,0 +1,103 @@
+"""Requests as readable files for a capable model to answer one by one, and its answers back.
+
+    python bench/answer_kit.py split REQUESTS_DIR --out CHUNKS [--size 40]
+    python bench/answer_kit.py collect CHUNKS --how "who answered, and how"
+
+``split`` takes the folders ``bench/method_quality.py --requests`` writes (one per agent
+configuration) and cuts each into chunks of ``--size`` requests: ``CHUNKS/<row>-NN/`` holds
+``request-III.md`` (the messages exactly as the model would get them, and the answer format)
+and ``keys.json``. A chunk never mixes configurations, so whoever answers one never sees
+another configuration's prompts for the same task. The answerer writes each answer, exactly
+as the model would return it, to ``answer-III.txt`` beside its request.
+
+``collect`` appends every answer found to ``bench/data/method_answers/answers.jsonl`` (request
+key -> answer, with ``--how``) and names the requests still without one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from benchkit import REPO
+
+from webagent.model.answer_file import Answer, append_answers
+
+ANSWERS = REPO / "bench" / "data" / "method_answers" / "answers.jsonl"
+MODEL = "claude-helper"
+
+
+def render(entry: dict[str, Any]) -> str:
+    """One request as the model would read it, in Markdown."""
+    body = entry["body"]
+    lines = [f"# Request ({entry.get('phase') or 'other'}; at most {body['max_tokens']} tokens)"]
+    for message in body["messages"]:
+        lines += ["", f"## {message['role']}", "", "````text", message["content"], "````"]
+    response_format = body.get("response_format")
+    lines += ["", "## Answer format", ""]
+    if response_format and response_format.get("type") == "json_schema":
+        schema = response_format["json_schema"]["schema"]
+        lines += ["A JSON object matching this schema, and nothing else:", "", "```json",
+                  json.dumps(schema, indent=1), "```"]  # fmt: skip
+    else:
+        lines.append("Free text, as the messages ask.")
+    return "\n".join(lines) + "\n"
+
+
+def split(requests: Path, out: Path, size: int) -> int:
+    chunks = 0
+    for path in sorted(requests.glob("*/requests.jsonl")):
+        entries = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        for start in range(0, len(entries), size):
+            chunk = out / f"{path.parent.name}-{start // size + 1:02d}"
+            chunk.mkdir(parents=True, exist_ok=True)
+            keys = {}
+            for number, entry in enumerate(entries[start : start + size], start=1):
+                (chunk / f"request-{number:03d}.md").write_text(render(entry))
+                keys[f"{number:03d}"] = {"key": entry["custom_id"], "phase": entry.get("phase")}
+            (chunk / "keys.json").write_text(json.dumps(keys, indent=1) + "\n")
+            chunks += 1
+    print(f"{chunks} chunks under {out}", file=sys.stderr)
+    return 0
+
+
+def collect(chunks: Path, how: str) -> int:
+    answers, missing = [], []
+    for keys_path in sorted(chunks.glob("*/keys.json")):
+        for number, item in json.loads(keys_path.read_text()).items():
+            answer = keys_path.parent / f"answer-{number}.txt"
+            if not answer.exists():
+                missing.append(f"{keys_path.parent.name}/request-{number}.md")
+                continue
+            text = answer.read_text(encoding="utf-8").strip()
+            answers.append(
+                Answer(key=item["key"], model=MODEL, how=how, text=text, phase=item["phase"] or "")
+            )
+    added = append_answers(ANSWERS, answers)
+    print(f"{added} new answers appended to {ANSWERS} ({len(answers)} found)", file=sys.stderr)
+    for name in missing:
+        print(f"no answer yet: {name}", file=sys.stderr)
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("split", help="requests -> chunks of readable request files")
+    s.add_argument("requests", type=Path)
+    s.add_argument("--out", type=Path, required=True)
+    s.add_argument("--size", type=int, default=40)
+    c = sub.add_parser("collect", help="answer files -> the answers file")
+    c.add_argument("chunks", type=Path)
+    c.add_argument("--how", required=True, help="who answered, and how (recorded per answer)")
+    args = parser.parse_args()
+    if args.command == "split":
+        return split(args.requests, args.out, args.size)
+    return collect(args.chunks, args.how)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

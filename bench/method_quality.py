@@ -1,0 +1,330 @@
+"""The method's quality, measured with a capable model: replay the committed answers.
+
+Every row is a real ``webagent eval`` run over the 168 steps of ``../shared/intent_tasks``
+(built with ``../shared/tools/build_intent_tasks.py``) with the batch backend, answered only
+from ``bench/data/method_answers/answers.jsonl`` (request cache key -> answer; how they were
+made: that folder's README). No model, no network.
+
+    python bench/method_quality.py              # replay; write bench/summaries/method_quality.*
+    python bench/method_quality.py --check      # replay; fail if an answered row scores
+                                                # otherwise than the committed summary
+    python bench/method_quality.py --requests DIR [--work DIR]
+                                                # the requests still to answer, one folder a row
+
+A prompt or code change that changes a request leaves that request without an answer: its
+row is marked *stale* (with how many requests wait), never scored as wrong; ``--requests``
+writes them for answering (``bench/answer_kit.py``). ``--work DIR`` keeps the run folders, so
+that rounds of answering resume instead of starting over.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchkit import REPO, SHARED, markdown_table
+
+from mind2web_eval.report.compare import load_results
+from webagent.cli import main as webagent_main
+from webagent.model.batch_rounds import BatchFolder
+from webagent.prompts import all_template_versions
+
+ANSWERS_DIR = REPO / "bench" / "data" / "method_answers"
+ANSWERS = ANSWERS_DIR / "answers.jsonl"
+ANSWERED_AT = ANSWERS_DIR / "answered_at.json"
+SUMMARIES = REPO / "bench" / "summaries"
+#: the name the answering model goes by in every request (and so in every cache key)
+MODEL = "claude-helper"
+#: the window the batch backend is told; every row's own budget is below it
+WINDOW = 131072
+STALE = "stale"
+
+
+@dataclass(frozen=True)
+class Row:
+    agent: str
+    budget: int
+    counter: str = "estimate"
+    gister: str | None = None  # None: the agent shows no gist, or the default (model)
+
+    @property
+    def label(self) -> str:
+        gister = f" ({self.gister} gists)" if self.gister else ""
+        return f"{self.agent}{gister} @{self.budget // 1024}K, {self.counter}"
+
+    @property
+    def slug(self) -> str:
+        gister = f"-{self.gister}" if self.gister else ""
+        return f"{self.agent}{gister}-{self.budget // 1024}k-{self.counter}"
+
+    def flags(self) -> list[str]:
+        flags = ["--agent", self.agent, "--context-budget", str(self.budget)]
+        flags += ["--token-counter", self.counter]
+        return flags + (["--gister", self.gister] if self.gister else [])
+
+
+ROWS: tuple[Row, ...] = (
+    Row("readagent-p", 8192, gister="model"),
+    Row("readagent-p", 8192, gister="extractive"),
+    Row("readagent-s", 8192, gister="model"),
+    Row("gist-only", 8192, gister="model"),
+    Row("gist-only", 8192, gister="extractive"),
+    Row("retrieval", 8192),
+    Row("raw-html", 8192),
+    Row("raw-html-paper", 8192),
+    Row("mindact", 8192),
+    Row("readagent-p", 4096, gister="model"),
+    Row("gist-only", 4096, gister="model"),
+    Row("retrieval", 4096),
+    Row("raw-html", 4096),
+    Row("readagent-p", 8192, "gguf", gister="model"),
+    Row("raw-html", 8192, "gguf"),
+)
+COUNTER_NAMES = {"estimate": "byte estimate (5 tokens / 8 bytes)", "gguf": "SmolLM2 BPE"}
+
+
+def build_tasks(folder: Path) -> Path:
+    """``../shared/intent_tasks`` as Mind2Web records (the shared tool builds them)."""
+    out = folder / "intent_tasks.json"
+    if not out.exists():
+        specs = sorted((SHARED / "intent_tasks").glob("specs_*.jsonl"))
+        tool = SHARED / "tools" / "build_intent_tasks.py"
+        command = [sys.executable, str(tool), str(SHARED / "pages"), *map(str, specs)]
+        subprocess.run([*command, "--out", str(out)], check=True, capture_output=True)
+    return out
+
+
+def run_row(row: Row, data: Path, work: Path) -> int:
+    """One ``webagent eval`` of ``row`` on the committed answers; its exit code."""
+    out = work / row.slug
+    argv = [
+        "--log-level", "error", "eval", "--data", str(data), "--out", str(out),
+        *row.flags(), "--backend", "batch", "--model", MODEL,
+        "--set", f"model.context_window={WINDOW}",
+        "--set", f"model.answers_from=[{json.dumps(str(ANSWERS))}]",
+        "--gist-cache", str(out / "gists.sqlite"), "--no-progress", "--bootstrap", "1000",
+    ]  # fmt: skip
+    return webagent_main(argv)
+
+
+def row_figures(row: Row, work: Path) -> dict[str, Any]:
+    out = work / row.slug
+    results = load_results(out / "results.json")
+    overall, diag = results.score.overall, results.diagnostics
+    waiting = BatchFolder(out / "batch").waiting()
+    pending = results.attempts.steps_pending
+
+    def ci(name: str) -> list[float] | None:
+        interval = overall.ci.get(name)
+        return [round(interval.low, 4), round(interval.high, 4)] if interval else None
+
+    return {
+        "row": row.label,
+        "agent": row.agent,
+        "gister": row.gister,
+        "budget": row.budget,
+        "counter": COUNTER_NAMES[row.counter],
+        "status": STALE if pending else "answered",
+        "steps": overall.steps,
+        "steps_pending": pending,
+        "requests_to_answer": sum(len(r.keys) for r in waiting),
+        "step_sr": round(overall.micro.step_sr, 4),
+        "step_sr_ci": ci("micro.step_sr"),
+        "element_acc": round(overall.micro.element_acc, 4),
+        "element_acc_ci": ci("micro.element_acc"),
+        "op_f1": round(overall.micro.op_f1, 4),
+        "op_f1_ci": ci("micro.op_f1"),
+        "task_sr": round(overall.task_sr, 4),
+        "task_sr_ci": ci("task_sr"),
+        "input_tokens_per_step": round(diag.input_tokens_per_step, 1),
+        "calls_per_step": round(diag.calls_per_step, 3),
+        "gold_shown": None if diag.gold_shown_rate is None else round(diag.gold_shown_rate, 4),
+        "error_classes": dict(sorted(diag.error_classes.items())),
+    }
+
+
+def _pct(value: float | None, ci: list[float] | None = None) -> str:
+    if value is None:
+        return "—"
+    interval = f" [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]" if ci else ""
+    return f"{100 * value:.1f}{interval}"
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    headers = [
+        "agent (gists) @budget, counter", "step SR % [95% CI]", "element acc %", "op F1 %",
+        "task SR % [95% CI]", "input tok/step", "calls/step", "gold in act prompt %", "status",
+    ]  # fmt: skip
+    body = [
+        [
+            r["row"],
+            _pct(r["step_sr"], r["step_sr_ci"]),
+            _pct(r["element_acc"]),
+            _pct(r["op_f1"]),
+            _pct(r["task_sr"], r["task_sr_ci"]),
+            f"{r['input_tokens_per_step']:,.0f}",
+            f"{r['calls_per_step']:.2f}",
+            _pct(r["gold_shown"]),
+            r["status"] if r["status"] != STALE else f"stale: {r['requests_to_answer']} to answer",
+        ]
+        for r in rows
+    ]
+    return markdown_table(headers, body)
+
+
+def plot(rows: list[dict[str, Any]], path: Path, answered_by: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(8, 5.2))
+    for r in rows:
+        if r["status"] != "answered":
+            continue
+        marker = "o" if r["budget"] == 8192 else "s"
+        axes.scatter(r["input_tokens_per_step"], 100 * r["step_sr"], marker=marker)
+        axes.annotate(r["row"], (r["input_tokens_per_step"], 100 * r["step_sr"]), fontsize=7,
+                      xytext=(4, 2), textcoords="offset points")  # fmt: skip
+    axes.set_xscale("log")
+    axes.set_xlabel("input tokens per step (log)")
+    axes.set_ylabel("step success rate, % (Mind2Web scoring)")
+    axes.set_title(f"168 intent steps, 28 real pages; answers by {answered_by}", fontsize=9)
+    axes.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120, metadata={"Software": None})
+    plt.close(figure)
+
+
+def summary(rows: list[dict[str, Any]], data: Path) -> tuple[dict[str, Any], str]:
+    answered = json.loads(ANSWERED_AT.read_text()) if ANSWERED_AT.exists() else {}
+    payload = {
+        "schema_version": 1,
+        "benchmark": "method_quality",
+        "answers": {
+            "file": str(ANSWERS.relative_to(REPO)),
+            "sha256": hashlib.sha256(ANSWERS.read_bytes()).hexdigest() if ANSWERS.exists() else "",
+            **answered,
+        },
+        "model_name_in_requests": MODEL,
+        "data": {
+            "tasks": "../shared/intent_tasks (168 steps, 111 tasks, 28 pages)",
+            "sha256": hashlib.sha256(data.read_bytes()).hexdigest(),
+        },
+        "prompt_versions": all_template_versions(),
+        "rows": rows,
+    }
+    who = answered.get("answered_by", "(no answers yet)")
+    at = answered.get("commit", "?")
+    stale = [r["row"] for r in rows if r["status"] == STALE]
+    text = "\n".join(
+        [
+            "# The method's quality with a capable model (168 intent steps, 28 real pages)",
+            "",
+            f"Answers: {who}, each request read alone; made at commit {at}. Replayed by "
+            "`python bench/method_quality.py` (no model, no network). The tasks are the "
+            "repository's own `../shared/intent_tasks` (person-phrased; the look-up selectors "
+            "were chosen on them), scored as the official Mind2Web code does (micro step SR, "
+            "element accuracy, op F1; task SR; 95% CIs by a task-level bootstrap).",
+            "",
+            table(rows),
+            "",
+            (
+                f"Stale rows (a request changed since it was answered): {', '.join(stale)}."
+                if stale
+                else "Every row is answered in full."
+            ),
+            "Plot: bench/summaries/method_quality.png",
+        ]
+    )
+    return payload, text
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="compare with the committed summary")
+    parser.add_argument("--requests", type=Path, help="write the requests still to answer here")
+    parser.add_argument("--work", type=Path, help="keep the run folders here (resumes)")
+    parser.add_argument("--rows", help="comma-separated row slugs (default: all)")
+    args = parser.parse_args()
+    if not (SHARED / "intent_tasks").is_dir():
+        print(f"{SHARED / 'intent_tasks'} is not here: nothing to measure", file=sys.stderr)
+        return 0
+    rows = [r for r in ROWS if not args.rows or r.slug in args.rows.split(",")]
+    with tempfile.TemporaryDirectory(prefix="method_quality-") as tmp:
+        work = args.work or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        data = build_tasks(work)
+        figures = []
+        for number, row in enumerate(rows, start=1):
+            print(f"[{number}/{len(rows)}] {row.label}", file=sys.stderr, flush=True)
+            code = run_row(row, data, work)
+            if code not in (0, 5):
+                print(f"{row.label}: webagent eval exited {code}", file=sys.stderr)
+                return code
+            figures.append(row_figures(row, work))
+        if args.requests is not None:
+            return write_requests(rows, work, args.requests)
+        payload, text = summary(figures, data)
+    return check(payload, text) if args.check else write(payload, text, figures)
+
+
+def write_requests(rows: list[Row], work: Path, out: Path) -> int:
+    """Each row's waiting requests under ``out/<row>/requests.jsonl``; a request two rows
+    share goes to the first."""
+    seen: set[str] = set()
+    for row in rows:
+        folder = BatchFolder(work / row.slug / "batch")
+        lines = []
+        for round_ in folder.waiting():
+            for line in (folder.path / round_.file).read_text().splitlines():
+                key = json.loads(line)["custom_id"]
+                if key not in seen:
+                    seen.add(key)
+                    lines.append(json.dumps({"phase": round_.phases.get(key), **json.loads(line)}))
+        if lines:
+            (out / row.slug).mkdir(parents=True, exist_ok=True)
+            (out / row.slug / "requests.jsonl").write_text("\n".join(lines) + "\n")
+        print(f"{row.label}: {len(lines)} requests to answer", file=sys.stderr)
+    print(f"{len(seen)} requests in all under {out}", file=sys.stderr)
+    return 0
+
+
+def write(payload: dict[str, Any], text: str, rows: list[dict[str, Any]]) -> int:
+    SUMMARIES.mkdir(parents=True, exist_ok=True)
+    (SUMMARIES / "method_quality.json").write_text(json.dumps(payload, indent=2) + "\n")
+    (SUMMARIES / "method_quality.md").write_text(text + "\n")
+    plot(rows, SUMMARIES / "method_quality.png", payload["answers"].get("answered_by", "?"))
+    print(text)
+    return 0
+
+
+def check(payload: dict[str, Any], text: str) -> int:
+    """Fail when a row answered in full scores otherwise than committed; name stale rows."""
+    committed_path = SUMMARIES / "method_quality.json"
+    committed = json.loads(committed_path.read_text()) if committed_path.exists() else {}
+    before = {r["row"]: r for r in committed.get("rows", [])}
+    failed = []
+    for row in payload["rows"]:
+        if row["status"] == STALE:
+            print(f"stale: {row['row']}: {row['requests_to_answer']} requests to answer again "
+                  "(python bench/method_quality.py --requests DIR)", file=sys.stderr)  # fmt: skip
+        elif before.get(row["row"]) != row:
+            failed.append(row["row"])
+    for label in failed:
+        print(f"changed: {label} no longer scores as committed", file=sys.stderr)
+    same = (SUMMARIES / "method_quality.md").read_text() == text + "\n" if not failed else False
+    print("method_quality: " + ("the committed summary, byte for byte" if same else
+          "answered rows score as committed" if not failed else "FAILED"))  # fmt: skip
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
