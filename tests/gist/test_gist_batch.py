@@ -14,7 +14,6 @@ from webagent.gist.batch import (
     parse_batch_answer,
     render_part,
     render_parts,
-    restore_ids,
     split_parts,
 )
 from webagent.gist.cache import GistCache
@@ -219,8 +218,9 @@ def test_parts_name_their_path_once_per_run_and_split_back() -> None:
     # controls are numbered across the parts: a number names one control of the prompt
     shown = [f"[{n}] {f.text.strip()}" for n, f in enumerate([*same_path, FRAGMENTS[3]], start=1)]
     assert split_parts("prompt\n" + text) == shown and ids == ["a0", "a1", "a2", "a3"]
-    with_ids, none = render_parts(FRAGMENTS[:2], view="reading-ids")
+    with_ids, marked = render_parts(FRAGMENTS[:2], view="reading-ids")
     assert split_parts("prompt\n" + with_ids) == [reading_view(f) for f in FRAGMENTS[:2]]
+    assert marked == ["a0", "a1"]  # its marks are page ids
     html, none = render_parts(FRAGMENTS[:2], view="html")
     assert split_parts("prompt\n" + html) == [f.html for f in FRAGMENTS[:2]] and none == []
 
@@ -247,13 +247,3 @@ def test_an_answer_cut_off_by_its_token_limit_keeps_its_complete_gists() -> None
     assert parse_batch_answer(cut, 4) == ["Sign in form (id=4)", 'Cart "3 items" link', None, None]
     # a pair claimed twice is trusted neither time, as in a whole object
     assert parse_batch_answer('{"1": "a", "1": "b", "2": "c', 2) == [None, None]
-
-
-def test_numbers_the_model_names_come_back_as_page_ids() -> None:
-    ids = ["n5", "n9", "2761"]
-    gist = '"Email" box (id=1), "Go" button (id="3"), id=2 and a menu (id=9) of 24 links'
-    assert restore_ids(gist, ids) == (
-        '"Email" box (id=n5), "Go" button (id=2761), id=n9 and a menu of 24 links'
-    )  # a number that stands for no control is dropped, never passed off as a page id
-    assert restore_ids("grid=3 and hid=2, price 3", ids) == "grid=3 and hid=2, price 3"
-    assert restore_ids("button (id=3)", []) == "button (id=3)"  # the prompt showed page ids

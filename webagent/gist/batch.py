@@ -8,20 +8,22 @@ is missing, empty or claimed twice comes back as ``None`` so the caller re-asks 
 alone: a gist is never shifted onto its neighbour.
 
 In the default view the controls of a batch are numbered 1, 2, ... across its parts (shorter
-than page ids), and :func:`restore_ids` turns the numbers the model names back into page ids
-before a gist is cached, so the cache, the memory and the act prompt only ever see page ids.
+than page ids), and :func:`restore_ids` turns the numbers the model names (``id=N`` or the
+view's own mark ``[N]``) back into page ids before a gist is cached, so the cache, the memory
+and the act prompt only ever see page ids, written ``(id=PAGE_ID)``; a range of ids is
+dropped (it names no single control).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from webagent.answers import find_json
 from webagent.html.fragment import Fragment
-from webagent.html.reading import numbered_view, reading_view
+from webagent.html.reading import marked_view, numbered_view
 
 _LINE = re.compile(r"^\s*(?:\[\s*(\d+)\s*\]|(?:part\s*)?(\d+)\s*[.:)\]-])\s*(.*)$", re.I)
 _WORDLESS = re.compile(r"^[\W_]*$")
@@ -38,16 +40,30 @@ ANSWER_FRAME_TOKENS = 6
 #: (``reading-ids``), or its compact HTML; the gist prompts describe each (``[choices.view_note]``)
 GistView = Literal["reading", "reading-ids", "html"]
 
-#: a number the model gives as an id (``id=12``, ``id="12"``), with its parentheses if any
-_NUMBER_ID = re.compile(r'(\s*\(\s*)?\bid="?(\d+)"?(\s*\))?')
+#: an id the model names in the form the prompts show (``id=12``, ``id="n12"``), with its
+#: parentheses if any
+_NAMED_ID = re.compile(r'(\s*\(\s*)?\bid="?([^\s>"\',);\]]+)"?(\s*\))?')
+#: the reading view's own mark as the model copies it into a gist: ``[5]``, ``[5 button]``,
+#: ``[n12 input placeholder="Email"]``
+_NAMED_MARK = re.compile(r"\[\s*([^\s\[\]]+)((?:\s[^\[\]\n]*)?)\]")
+#: one end of a range: a page id (``2761``, ``n12``) or a prompt number
+_END = r'"?[A-Za-z_]*\d+"?'
+_TO = r"(?:-|\u2013|\u2014|\.\.\.?|\u2026|\bto\b|\bthrough\b|\bthru\b)"
+#: a range of ids (``ids 20-27``, ``id=20..27``, ``(ids 20 to id=27)``, ``[20-27]``)
+_ID_RANGE = re.compile(
+    rf"(\s*\(\s*)?(?:\bids?\s*[=:]?\s*{_END}\s*{_TO}\s*(?:\bids?\s*[=:]?\s*)?{_END}"
+    rf"|\[\s*{_END}\s*{_TO}\s*{_END}\s*\])(\s*\))?",
+    re.I,
+)
 
 
 def fragment_view(fragment: Fragment, view: GistView, first: int = 1) -> tuple[str, list[str]]:
-    """What the gist prompt shows of ``fragment``, and the page ids of the numbers in it
-    (``reading``: number ``first + k`` is ``ids[k]``; the other views show page ids: none)."""
+    """What the gist prompt shows of ``fragment``, and the page ids of its marks in order
+    (``reading``: number ``first + k`` is ``ids[k]``; ``reading-ids`` marks by page id;
+    ``html`` marks nothing: none)."""
     if view == "reading":
         return numbered_view(fragment, first)
-    return (reading_view(fragment) if view == "reading-ids" else fragment.html), []
+    return marked_view(fragment) if view == "reading-ids" else (fragment.html, [])
 
 
 def render_part(
@@ -82,20 +98,57 @@ def render_parts(
     return "\n".join(parts), ids
 
 
-def restore_ids(gist: str, ids: Sequence[str]) -> str:
-    """A gist written against numbered controls, with each ``id=N`` turned into the page id
-    number ``N`` stands for (``ids[N - 1]``). A number that stands for no control is dropped,
-    never left to pass for a page id. No ``ids``: the prompt showed page ids, nothing to do."""
-    if not ids:
+def view_marks(ids: Sequence[str], view: GistView) -> dict[str, str] | None:
+    """What each mark of a prompt in ``view`` shows, mapped to the page id it stands for:
+    ``reading`` numbers its marks 1, 2, ... (``ids[N - 1]``), ``reading-ids`` shows the page
+    ids themselves; ``None`` for ``html``, which marks nothing and shows every id as ``id=``."""
+    if view == "html":
+        return None
+    if view == "reading":
+        return {str(n): page_id for n, page_id in enumerate(ids, start=1)}
+    return {page_id: page_id for page_id in ids}
+
+
+def restore_ids(gist: str, marks: Mapping[str, str] | None) -> str:
+    """A gist with every control it names written as the act prompt reads it, ``(id=PAGE_ID)``.
+
+    ``marks`` maps what the prompt's marks show to page ids (:func:`view_marks`). The model
+    may name a control as ``id=N`` or with the view's own mark (``[N]``, ``[N button ...]``,
+    written back as ``(id=PAGE_ID ...)``); either is mapped to its page id. An ``id=`` that
+    is no mark of the prompt is dropped, never left to pass for a page id: the view shows no
+    other id. A range of ids (``ids 20-27``, ``id=20..27``, ``[20-27]``) is dropped in every
+    view: it names no control by its words, and the ids inside it were never named at all.
+    A bracket whose first word is no mark (``[Part 2]``, ``[sale]``) is the page's own text
+    and stays. ``marks`` ``None`` (the HTML view): only ranges are dropped.
+    """
+    text = _ID_RANGE.sub(lambda m: _dropped(m.group(1), m.group(2)), gist)
+    if marks is not None:
+
+        def named_id(match: re.Match[str]) -> str:
+            opened, named, closed = match.group(1) or "", match.group(2), match.group(3) or ""
+            if named in marks:
+                return f"{opened}id={marks[named]}{closed}"
+            return _dropped(opened, closed)
+
+        def named_mark(match: re.Match[str]) -> str:
+            named, rest = match.group(1), match.group(2).rstrip()
+            return f"(id={marks[named]}{rest})" if named in marks else match.group(0)
+
+        text = _NAMED_MARK.sub(named_mark, _NAMED_ID.sub(named_id, text))
+    if text == gist:
         return gist
+    return _BEFORE_COMMA.sub("", _SPACES.sub(" ", text)).strip()
 
-    def page_id(match: re.Match[str]) -> str:
-        opened, number, closed = match.group(1) or "", int(match.group(2)), match.group(3) or ""
-        if 1 <= number <= len(ids):
-            return f"{opened}id={ids[number - 1]}{closed}"
-        return "" if opened and closed else opened + closed
 
-    return _NUMBER_ID.sub(page_id, gist)
+_SPACES = re.compile(r"[ \t]{2,}")
+_BEFORE_COMMA = re.compile(r"[ \t]+(?=[,;])")
+
+
+def _dropped(opened: str | None, closed: str | None) -> str:
+    """What a dropped id leaves: nothing where it had parentheses of its own, else the one
+    parenthesis it took with it (so that a list around it stays closed)."""
+    opened, closed = opened or "", closed or ""
+    return "" if opened and closed else opened + closed
 
 
 def split_parts(prompt: str) -> list[str]:

@@ -23,6 +23,7 @@ from webagent.gist.batch import (
     render_part,
     render_parts,
     restore_ids,
+    view_marks,
 )
 from webagent.gist.extractive import ExtractiveGister, extractive_gist
 from webagent.html.fragment import Fragment
@@ -77,19 +78,23 @@ class ModelGister(Gister):
             )
             for index, answer in zip(batch, answers, strict=True):
                 if answer is not None:
-                    gists[index] = restore_ids(_SPACE.sub(" ", answer).strip(), ids)
+                    gists[index] = self.restore(answer, ids)
         retry = [i for i, g in enumerate(gists) if g is None]  # only batch answers leave gaps
         alone = [self.single_request(fragments[i]) for i in retry]
         results = log.generate_many([request for request, _ in alone]) if retry else []
         for index, (_, ids), result in zip(retry, alone, results, strict=True):
             if isinstance(result, ModelError):
                 raise result
-            gists[index] = restore_ids(_SPACE.sub(" ", result.text).strip(), ids)
+            gists[index] = self.restore(result.text, ids)
         # an empty answer would hide the fragment from look-up: fall back, visibly
         return [
             g or "[extractive] " + extractive_gist(f, self.words)
             for f, g in zip(fragments, gists, strict=True)
         ]
+
+    def restore(self, answer: str, ids: list[str]) -> str:
+        """A gist as the model wrote it, its controls named by page id (``restore_ids``)."""
+        return restore_ids(_SPACE.sub(" ", answer).strip(), view_marks(ids, self.view))
 
     def requests(self, fragments: list[Fragment], model: Model) -> GistCalls:
         """The batches of ``fragments`` (indices), the one request that gists each and the
@@ -170,7 +175,8 @@ class ModelGister(Gister):
 
 class GistCalls(NamedTuple):
     """The calls that gist a list of fragments: per call, the fragment indices it gists, its
-    request and the page ids of the numbers its prompt shows (``ids[N - 1]`` for ``N``)."""
+    request and the page ids of the marks its prompt shows, in order (``ids[N - 1]`` for
+    ``N`` in the numbered view; see ``view_marks``)."""
 
     batches: list[list[int]]
     requests: list[Request]

@@ -15,7 +15,8 @@ that and drops the rest (tag names, wrapper ids):
 on from a given first number, and returns the page ids the numbers stand for: a page's own ids
 (``n4127``, a Mind2Web ``backend_node_id``) are several tokens each, and under tokenizers that
 split digits one by one they are about a third of the view. The gister maps the numbers its
-model names back to page ids (:func:`webagent.gist.batch.restore_ids`).
+model names back to page ids (:func:`webagent.gist.batch.restore_ids`), whether it names them
+``id=N`` or copies the view's own marks (``[N]``).
 
 ``bench/gist_cost.py`` measures what gisting then reads against the compact HTML. The view
 is a rendering of :attr:`Fragment.html` (the compact format of
@@ -66,6 +67,11 @@ def _attrs(raw: str) -> list[tuple[str, str | None]]:
 def reading_view(fragment: Fragment) -> str:
     """The fragment's words, with its interactive elements marked by id (see module doc)."""
     return _render(fragment, None)[0]
+
+
+def marked_view(fragment: Fragment) -> tuple[str, list[str]]:
+    """:func:`reading_view`, and the ids of the marked elements in page order."""
+    return _render(fragment, None)
 
 
 def numbered_view(fragment: Fragment, first: int = 1) -> tuple[str, list[str]]:
