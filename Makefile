@@ -27,6 +27,7 @@ lint:
 
 ci: setup lint
 	$(PYTHON) -m pytest -q
+	$(PYTHON) bench/method_quality.py --check
 
 bench: install
 	$(PYTHON) bench/run_all.py

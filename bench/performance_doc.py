@@ -23,6 +23,7 @@ HERE = Path(__file__).resolve().parent
 
 #: (summary name, section title, what it answers), in the order the document reads
 SECTIONS = (
+    ("method_quality", "The method's quality, with a capable model's answers", "issue 18"),
     ("reopen_room", "Room to reopen, and gists that name the target", "issue 10"),
     ("coverage", "Look-up coverage: which selector finds the gold's fragment", "issue 10"),
     ("gist_cost", "Reading cost: gist calls and tokens per new page, tokens per step", "issue 11"),
@@ -45,11 +46,13 @@ section is a summary file as its benchmark wrote it, under the revision and date
 its JSON (a `+dirty` revision had only the summaries themselves uncommitted). Machine: the
 project's development machine, 2 CPU cores shared with other jobs, no GPU.
 
-> **No row below is the method's accuracy.** There is no capable model on these machines:
-> answers come from scripted policies, each named by what it does ("oracle look-up + gold
-> act"), or from the embedded SmolLM2-135M, which answers near chance and proves plumbing
-> only. What the tables measure does not depend on answer quality: tokens, calls, whether
-> the gold element reached the act prompt, retrieval coverage, speed, cache reuse.
+> **Only the first section is the method's accuracy**: its answers come from a capable model
+> (a helper LLM reading each request alone, committed in `bench/data/method_answers/` and
+> replayed by `bench/method_quality.py`). Every other table's answers come from scripted
+> policies, each named by what it does ("oracle look-up + gold act"), or from the embedded
+> SmolLM2-135M, which answers near chance and proves plumbing only; what they measure does not
+> depend on answer quality: tokens, calls, whether the gold element reached the act prompt,
+> retrieval coverage, speed, cache reuse.
 """
 
 
@@ -92,6 +95,7 @@ def render(summaries: Path) -> str:
 
 
 BEGIN, END = "<!-- figures:begin -->", "<!-- figures:end -->"
+METHOD_BEGIN, METHOD_END = "<!-- method:begin -->", "<!-- method:end -->"
 
 
 def _pct(x: float) -> str:
@@ -259,14 +263,28 @@ def readme_figures(summaries: Path) -> str:
     return "\n".join(lines)
 
 
+def method_block(summaries: Path) -> str:
+    """The README's lead: the method_quality table as its bench wrote it (no heading)."""
+    path = summaries / "method_quality.md"
+    if not path.is_file():
+        return "(not measured yet: `python bench/method_quality.py`)"
+    lines = path.read_text(encoding="utf-8").strip().splitlines()
+    return "\n".join(line for line in lines if not line.startswith("# ")).strip()
+
+
+def _replace_block(text: str, begin: str, end: str, body: str, readme: Path) -> str:
+    if begin not in text or end not in text:
+        raise SystemExit(f"{readme}: no {begin} ... {end} block to write into")
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{begin}\n{body}\n{end}{tail}"
+
+
 def write_readme(readme: Path, summaries: Path) -> None:
     text = readme.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        raise SystemExit(f"{readme}: no {BEGIN} ... {END} block to write the figures into")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    block = f"{BEGIN}\n{readme_figures(summaries)}\n{END}"
-    readme.write_text(head + block + tail, encoding="utf-8")
+    text = _replace_block(text, BEGIN, END, readme_figures(summaries), readme)
+    text = _replace_block(text, METHOD_BEGIN, METHOD_END, method_block(summaries), readme)
+    readme.write_text(text, encoding="utf-8")
 
 
 def main() -> int:

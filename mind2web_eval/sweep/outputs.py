@@ -76,7 +76,14 @@ def notes(spec: SweepSpec, axis: str) -> list[str]:
     return lines
 
 
-def write_png(path: Path, rows: Sequence[SweepRow], axis: str) -> None:
+def answered_by(spec: SweepSpec) -> str:
+    """Who answered the sweep's requests, for the plot itself: the model, or the scripted
+    policy, by the name it runs under."""
+    model = spec.config.get("model", {})
+    return f"answers: {model.get('model') or '?'} (backend {model.get('backend', '?')})"
+
+
+def write_png(path: Path, rows: Sequence[SweepRow], axis: str, answers: str = "") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -103,13 +110,13 @@ def write_png(path: Path, rows: Sequence[SweepRow], axis: str) -> None:
         ax.set_xlabel("input tokens per step (all calls: gists, look-ups, act)")
         label = QUALITY_LABELS[axis]
         ax.set_ylabel("gold shown in act prompt (%)" if axis == "gold_shown" else f"{label} (%)")
-        ax.set_title(
+        title = (
             "Share of steps whose act prompt shows a gold element\n"
             "(the ceiling of a perfect act model; this model cannot be judged)"
             if axis == "gold_shown"
-            else "Step success rate against cost",
-            fontsize=10,
+            else "Step success rate against cost"
         )
+        ax.set_title(f"{title}\n{answers}" if answers else title, fontsize=9)
         ax.set_ylim(-2, 102)
         ax.grid(True, alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
@@ -158,6 +165,6 @@ def write_outputs(out: Path, spec: SweepSpec, rows: Sequence[SweepRow]) -> Sweep
         "cells": [r.model_dump(mode="json") for r in rows],
     }
     _atomic_write(files.json_path, (json.dumps(payload, indent=2) + "\n").encode("utf-8"))
-    write_png(files.png, rows, axis)
+    write_png(files.png, rows, axis, answered_by(spec))
     write_html(files.html, spec, rows, axis, files.png)
     return files

@@ -232,3 +232,14 @@ def test_batch_options_need_the_batch_backend(
 ) -> None:
     assert main([*eval_args(tmp_path / "x"), "--batch-submit"]) == 2
     assert "need --backend batch" in capsys.readouterr().err
+
+
+def test_answers_file_replays_the_run_offline(tmp_path: Path) -> None:
+    run_rounds(tmp_path / "batch")
+    answers = tmp_path / "batch" / "batch" / "answers.jsonl"
+    header = json.loads(answers.read_text().splitlines()[0])
+    assert header["format"] == "answers"
+    out = tmp_path / "replayed"
+    args = [*eval_args(out), "--replay", str(answers), "--token-counter", "estimate"]
+    assert main(args) == 0
+    assert predictions(out) == predictions(tmp_path / "batch")

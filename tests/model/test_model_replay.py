@@ -117,7 +117,7 @@ def test_broken_cassettes_are_clear_errors(tmp_path: Path) -> None:
     assert Model(ReplayBackend(cassette)).generate(ask("p")).text == "a"
     headless = tmp_path / "headless.jsonl"
     headless.write_text("\n".join(good.splitlines()[1:]) + "\n")
-    with pytest.raises(ConfigError, match="pass name="):
+    with pytest.raises(ConfigError, match="has no header naming its model"):
         ReplayBackend(headless)
     assert ReplayBackend(headless, name="scripted-m").name == "scripted-m"
 
