@@ -24,7 +24,7 @@ from typing import Any
 
 from benchkit import REPO
 
-from webagent.model.answer_file import Answer, append_answers
+from webagent.model.answer_file import Answer, append_answers, read_answers
 
 ANSWERS = REPO / "bench" / "data" / "method_answers" / "answers.jsonl"
 MODEL = "claude-helper"
@@ -48,9 +48,12 @@ def render(entry: dict[str, Any]) -> str:
 
 
 def split(requests: Path, out: Path, size: int) -> int:
+    """Chunks of the requests the answers file does not answer yet."""
     chunks = 0
+    answered = set(read_answers(ANSWERS))
     for path in sorted(requests.glob("*/requests.jsonl")):
         entries = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        entries = [e for e in entries if e["custom_id"] not in answered]
         for start in range(0, len(entries), size):
             chunk = out / f"{path.parent.name}-{start // size + 1:02d}"
             chunk.mkdir(parents=True, exist_ok=True)

@@ -33,6 +33,7 @@ from benchkit import REPO, SHARED, markdown_table
 
 from mind2web_eval.report.compare import load_results
 from webagent.cli import main as webagent_main
+from webagent.model.answer_file import read_answers
 from webagent.model.batch_rounds import BatchFolder
 from webagent.prompts import all_template_versions
 
@@ -114,11 +115,23 @@ def run_row(row: Row, data: Path, work: Path) -> int:
     return webagent_main(argv)
 
 
-def row_figures(row: Row, work: Path) -> dict[str, Any]:
+def to_answer(folder: BatchFolder, answered: set[str]) -> list[dict[str, Any]]:
+    """The request lines of ``folder``'s waiting rounds that no answers file answers (the
+    committed answers are read by the backend, not through ``--batch-results``)."""
+    lines = []
+    for round_ in folder.waiting():
+        for line in (folder.path / round_.file).read_text().splitlines():
+            entry = json.loads(line)
+            if entry["custom_id"] not in answered:
+                lines.append({"phase": round_.phases.get(entry["custom_id"]), **entry})
+    return lines
+
+
+def row_figures(row: Row, work: Path, answered: set[str]) -> dict[str, Any]:
     out = work / row.slug
     results = load_results(out / "results.json")
     overall, diag = results.score.overall, results.diagnostics
-    waiting = BatchFolder(out / "batch").waiting()
+    waiting = to_answer(BatchFolder(out / "batch"), answered)
     pending = results.attempts.steps_pending
 
     def ci(name: str) -> list[float] | None:
@@ -134,7 +147,7 @@ def row_figures(row: Row, work: Path) -> dict[str, Any]:
         "status": STALE if pending else "answered",
         "steps": overall.steps,
         "steps_pending": pending,
-        "requests_to_answer": sum(len(r.keys) for r in waiting),
+        "requests_to_answer": len({line["custom_id"] for line in waiting}),
         "step_sr": round(overall.micro.step_sr, 4),
         "step_sr_ci": ci("micro.step_sr"),
         "element_acc": round(overall.micro.element_acc, 4),
@@ -262,6 +275,7 @@ def main() -> int:
         work = args.work or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         data = build_tasks(work)
+        answered = set(read_answers(ANSWERS))
         figures = []
         for number, row in enumerate(rows, start=1):
             print(f"[{number}/{len(rows)}] {row.label}", file=sys.stderr, flush=True)
@@ -269,26 +283,23 @@ def main() -> int:
             if code not in (0, 5):
                 print(f"{row.label}: webagent eval exited {code}", file=sys.stderr)
                 return code
-            figures.append(row_figures(row, work))
+            figures.append(row_figures(row, work, answered))
         if args.requests is not None:
-            return write_requests(rows, work, args.requests)
+            return write_requests(rows, work, args.requests, answered)
         payload, text = summary(figures, data)
     return check(payload, text) if args.check else write(payload, text, figures)
 
 
-def write_requests(rows: list[Row], work: Path, out: Path) -> int:
-    """Each row's waiting requests under ``out/<row>/requests.jsonl``; a request two rows
-    share goes to the first."""
+def write_requests(rows: list[Row], work: Path, out: Path, answered: set[str]) -> int:
+    """Each row's requests still to answer under ``out/<row>/requests.jsonl``; a request two
+    rows share goes to the first."""
     seen: set[str] = set()
     for row in rows:
-        folder = BatchFolder(work / row.slug / "batch")
         lines = []
-        for round_ in folder.waiting():
-            for line in (folder.path / round_.file).read_text().splitlines():
-                key = json.loads(line)["custom_id"]
-                if key not in seen:
-                    seen.add(key)
-                    lines.append(json.dumps({"phase": round_.phases.get(key), **json.loads(line)}))
+        for entry in to_answer(BatchFolder(work / row.slug / "batch"), answered):
+            if entry["custom_id"] not in seen:
+                seen.add(entry["custom_id"])
+                lines.append(json.dumps(entry))
         if lines:
             (out / row.slug).mkdir(parents=True, exist_ok=True)
             (out / row.slug / "requests.jsonl").write_text("\n".join(lines) + "\n")
