@@ -30,6 +30,7 @@ from webagent.browsergym.runner import miniwob_pages_url, run_episodes
 from webagent.browsergym.settings import BrowserGymSettings
 from webagent.build import OpenAgent
 from webagent.cli import main
+from webagent.errors import ConfigError
 from webagent.model.client import Model
 
 pytestmark = pytest.mark.browser
@@ -176,3 +177,20 @@ def test_browsergym_s_own_experiment_loop_runs_the_agent(
     record = get_exp_result(experiment.exp_dir).get_exp_record()
     assert record["cum_reward"] == 1.0 and record["n_steps"] == 1
     assert record["err_msg"] is None
+
+
+def test_an_episode_that_cannot_start_is_an_error_row(
+    chromium: Path | None, tmp_path: Path
+) -> None:
+    settings = BrowserGymSettings(
+        tasks=("miniwob.no-such-task",), seeds=(0,), out_dir=tmp_path, browser_path=chromium
+    )
+    report = run_episodes(settings, ScriptedAgent([]))
+    (episode,) = report.episodes
+    assert episode.task == "browsergym/miniwob.no-such-task"
+    assert episode.status == "error" and episode.error and "no-such-task" in episode.error
+    assert "| error: " in (tmp_path / "table.md").read_text("utf-8")
+    with pytest.raises(ConfigError, match="pip install browsergym-nosuchbench"):
+        run_episodes(
+            settings.model_copy(update={"tasks": ("browsergym/nosuchbench.x",)}), ScriptedAgent([])
+        )

@@ -31,7 +31,8 @@ class WebAgentArgs(AbstractAgentArgs):  # type: ignore[misc]  # BrowserGym is un
     config: Values = field(default_factory=dict)
     #: read ``WEBAGENT_*`` / ``OPENAI_*`` from the environment under ``config``
     use_environment: bool = True
-    screenshots: bool = True
+    #: also keep a JPEG in the processed page (BrowserGym's loop saves its own screenshots)
+    screenshots: bool = False
 
     def __post_init__(self) -> None:
         if self.agent_name is None:

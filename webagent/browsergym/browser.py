@@ -68,7 +68,7 @@ def browsergym_playwright(configured: Path | None) -> Iterator[Path | None]:
         from playwright.sync_api import sync_playwright
     except ImportError as exc:
         raise MissingDependencyError("browsergym-core", "browsergym") from exc
-    previous = bgym_core._get_global_playwright() if bgym_core._PLAYWRIGHT else None
+    previous = bgym_core._PLAYWRIGHT
     started = sync_playwright().start() if previous is None else None
     real = previous if previous is not None else started
     try:

@@ -58,7 +58,7 @@ class EpisodeResult(BaseModel):
     steps: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
-    status: str = Field(description="done, truncated, stopped, max_steps or error")
+    status: str = Field(description="done, truncated, stopped, max_steps, error, interrupted")
     elapsed_s: float = 0.0
     run_dir: str
     error: str | None = None
@@ -177,15 +177,24 @@ def run_episode(
         tracer.start(manifest)
         try:
             _loop(settings, env, wrapped, processed, tracer=tracer, result=result)
+        except KeyboardInterrupt:
+            result.status = "interrupted"
+            raise
+        except Exception as exc:  # noqa: BLE001 - an episode's failure is data, the suite goes on
+            _failed(result, exc)
         finally:
             tracer.finish(_summary(result, wrapped, time.monotonic() - started))
-    except Exception as exc:  # noqa: BLE001 - an episode's failure is data, the suite goes on
-        result.status, result.error = "error", f"{type(exc).__name__}: {exc}".strip()[:500]
+    except Exception as exc:  # noqa: BLE001 - the environment did not start: data too
+        _failed(result, exc)
     finally:
         if env is not None:
             env.close()
     result.elapsed_s = time.monotonic() - started
     return result
+
+
+def _failed(result: EpisodeResult, exc: Exception) -> None:
+    result.status, result.error = "error", f"{type(exc).__name__}: {exc}".strip()[:500]
 
 
 def _loop(
@@ -322,7 +331,9 @@ def format_table(report: BrowserGymReport) -> str:
         "|---|---:|---:|---:|---|---|",
     ]
     for e in report.episodes:
-        ended = f"{e.status}: {e.error}" if e.error else e.status
+        ended = (
+            " ".join(f"{e.status}: {e.error}".split()).replace("|", "/") if e.error else e.status
+        )
         trace = f"{e.run_dir}/report.html"
         lines.append(f"| {e.task} | {e.seed} | {e.reward:g} | {e.steps} | {ended} | {trace} |")
     lines.append(
