@@ -3,12 +3,13 @@
     foundation (errors, contracts, tokens, answers, atomic, samples)
       -> html | model (with prompts, provenance) -> gist -> memory / lookup / retrieval
       -> act -> agents (composition) -> config, build -> the public API (webagent/__init__)
-      -> cli | mind2web_eval | live_runner
+      -> cli | mind2web_eval | live_runner | webagent.browsergym
 
 A module may import its own layer or a lower one, never a later one; html and model do not
-import each other; the evaluator and the live runner do not import each other. And no lazy
-import (inside a function or under TYPE_CHECKING) may hide a circle: if a deferred import's
-target reaches back to the importing module, the test names the pair."""
+import each other; the evaluator does not import the live runner or the BrowserGym agent
+(which builds on the live runner), nor they it. And no lazy import (inside a function or
+under TYPE_CHECKING) may hide a circle: if a deferred import's target reaches back to the
+importing module, the test names the pair."""
 
 from __future__ import annotations
 
@@ -45,9 +46,14 @@ LAYERS: dict[str, int] = {
     "webagent.__main__": 8,
     "mind2web_eval": 8,
     "live_runner": 8,
+    "webagent.browsergym": 8,
 }
 #: same layer, but neither may import the other
-PEERS = (("webagent.html", "webagent.model"), ("mind2web_eval", "live_runner"))
+PEERS = (
+    ("webagent.html", "webagent.model"),
+    ("mind2web_eval", "live_runner"),
+    ("mind2web_eval", "webagent.browsergym"),
+)
 
 
 def module_name(path: Path) -> str:

@@ -32,6 +32,7 @@ ENVIRONMENT: dict[str, tuple[str, str]] = {
     "OPENAI_API_KEY": ("model", "api_key"),
     "WEBAGENT_CACHE": ("gist_cache", "path"),
     "WEBAGENT_CHROMIUM": ("live", "browser_path"),
+    "MINIWOB_URL": ("live", "miniwob_url"),
 }
 #: fields that are secrets: read from the environment only, never from or into a file
 SECRETS = frozenset({("model", "api_key")})
@@ -86,6 +87,11 @@ class LiveSection(_Section):
     confirm_submit: bool = False
     block_offsite_resources: bool = False
     episode_seconds: float = Field(default=120.0, gt=0, description="MiniWoB's episode clock")
+    miniwob_url: str | None = Field(
+        default=None,
+        description="webagent browsergym: base URL of MiniWoB++'s pages; None = the miniwob "
+        "package's over file://",
+    )
 
 
 class RunConfig(_Section):

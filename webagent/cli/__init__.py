@@ -25,6 +25,7 @@ SUBCOMMAND_MODULES = (
     "mind2web_eval.cli",
     "mind2web_eval.sweep.cli",
     "live_runner.cli",
+    "webagent.browsergym.cli",
 )
 
 
