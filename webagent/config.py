@@ -58,6 +58,9 @@ class EvalSection(_Section):
 
     data: str | None = Field(default=None, description="Mind2Web data: folder, JSON(L), hf:")
     limit: int | None = Field(default=None, ge=1, description="first N tasks")
+    strict: bool = Field(
+        default=False, description="any record of the data that cannot be loaded is an error"
+    )
     max_errors: int | None = Field(default=None, ge=1, description="stop after N run errors")
     max_consecutive_failures: int = Field(
         default=5, ge=0, description="circuit breaker: end the run after N model failures in a row"
