@@ -39,7 +39,9 @@ score uses each step's final attempt (results.json keeps every attempt's count).
 
 exit status:
   0    complete: every step has an answer the model produced (right, wrong or unparseable)
-  2    a usage, data or configuration error (one line names it)
+  2    a usage, data or configuration error (one line names it): data with no usable
+       record, or with any bad record under --strict, is one (the line names the first
+       bad records); other bad records are named with the results and left out
   3    stopped by --max-errors
   4    incomplete: steps are pending (model or page failures, or the circuit breaker);
        the same command resumes
@@ -55,6 +57,7 @@ _EVAL_DEFAULTS = EvalSection()
 EVAL_FLAGS = (
     "data",
     "limit",
+    "strict",
     "max_errors",
     "max_consecutive_failures",
     "record_agent_errors",
@@ -132,6 +135,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     ev.add_argument("--out", required=True, type=Path, help="run folder (created; resumable)")
     ev.add_argument("--limit", type=int, help="first N tasks only")
+    ev.add_argument(
+        "--strict",
+        action="store_true",
+        default=None,
+        help="any record of the data that cannot be loaded is an error (exit 2) instead of "
+        "being named with the results and left out",
+    )
     ev.add_argument("--max-errors", type=int, help="stop after N model/page/agent errors")
     ev.add_argument("--report-steps", type=int, help="steps in the HTML (300)")
     ev.add_argument(
@@ -216,6 +226,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
         data=data,
         out=args.out,
         limit=section.limit,
+        strict=section.strict,
         workers=config.model.concurrency,
         max_errors=section.max_errors,
         max_consecutive_failures=section.max_consecutive_failures or None,
@@ -236,6 +247,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
             section.limit,
             opened.gist_cache,
             (args.price_in, args.price_out),
+            strict=section.strict,
         )
         if args.plan:
             print_plan_before_run(to_plan, rounds=batch is not None)

@@ -8,9 +8,12 @@ Accepted sources (a file or a folder, searched recursively, files in sorted orde
 * Hugging Face copies: parquet files, or a ``save_to_disk`` folder, read through ``datasets``;
   ``hf:OWNER/NAME[:SPLIT]`` reads from the hub (only when it is reachable).
 
-A broken record becomes a :class:`LoadIssue` naming the file, the task and the field, and the
-rest of the data still loads. :class:`DatasetSummary` counts what the data lacks (pages,
-negatives, ranks) and carries a content hash that does not depend on the form or the order.
+A broken record becomes a :class:`LoadIssue` naming the file, the line (JSON Lines) or the
+task, and the field, and the rest of the data still loads; every bad record is named in the
+notes printed with the results. Data with no usable record is a :class:`DatasetError` naming
+its first bad records, and so is any bad record under ``strict``. :class:`DatasetSummary`
+counts what the data lacks (pages, negatives, ranks) and carries a content hash that does
+not depend on the form or the order.
 """
 
 from __future__ import annotations
@@ -31,6 +34,10 @@ from webagent.errors import DatasetError
 
 _DATA_SUFFIXES = (".json", ".jsonl", ".ndjson", ".parquet")
 _MAX_ISSUES_PER_RECORD = 5
+#: bad records named in the notes printed with every result (data.json keeps them all)
+NOTES_NAMED = 20
+#: bad records an error names
+ERROR_NAMED = 3
 RawRecord = tuple[str, int, Any]  # (file, index in file, decoded record)
 
 
@@ -68,11 +75,22 @@ class DatasetSummary(BaseModel):
         joined = "\n".join(sorted(self._digests))
         self.sha256 = hashlib.sha256(joined.encode()).hexdigest()
 
+    def bad_records(self) -> list[str]:
+        """One line per record that could not be loaded: where it is, and each field wrong."""
+        records: dict[str, list[str]] = {}
+        for issue in self.issues:
+            records.setdefault(issue.record, []).append(f"field {issue.field}: {issue.message}")
+        return [f"{where}: {'; '.join(why)}" for where, why in records.items()]
+
     def notes(self) -> list[str]:
         """Human-readable caveats, printed with every result."""
         notes = []
-        if self.issues:
-            notes.append(f"{len(self.issues)} record(s) could not be loaded and are left out")
+        bad = self.bad_records()
+        if bad:
+            notes.append(f"{len(bad)} record(s) could not be loaded and are left out:")
+            notes += [f"  {line}" for line in bad[:NOTES_NAMED]]
+            if len(bad) > NOTES_NAMED:
+                notes.append(f"  and {len(bad) - NOTES_NAMED} more (data.json lists them all)")
         for count, what in (
             (self.steps_without_cleaned_html, "have no cleaned_html (agents cannot run on them)"),
             (self.steps_without_neg_candidates, "have no neg_candidates"),
@@ -122,7 +140,11 @@ def _iter_jsonl(path: Path, issues: list[LoadIssue]) -> Iterator[RawRecord]:
             except json.JSONDecodeError as exc:
                 issues.append(
                     LoadIssue(
-                        file=str(path), task=f"line {number}", field="(line)", message=str(exc)
+                        file=str(path),
+                        task=f"line {number}",
+                        field="(line)",
+                        message=f"not JSON: {exc}",
+                        line=number,
                     )
                 )
 
@@ -158,11 +180,21 @@ def iter_raw_records(source: str | Path, issues: list[LoadIssue]) -> Iterator[Ra
             yield from _iter_json(path, issues)
 
 
-def _issues_from(exc: ValidationError, file: str, task: str) -> list[LoadIssue]:
+def _line_of(file: str, index: int) -> int | None:
+    """The 1-based line of record ``index`` of a JSON Lines file (its index is its line - 1)."""
+    return index + 1 if file.endswith((".jsonl", ".ndjson")) else None
+
+
+def _issues_from(exc: ValidationError, file: str, task: str, index: int) -> list[LoadIssue]:
     found = []
     for error in exc.errors()[:_MAX_ISSUES_PER_RECORD]:
         field = ".".join(str(part) for part in error["loc"]) or "(record)"
-        found.append(LoadIssue(file=file, task=task, field=field, message=error["msg"]))
+        message = "missing" if error["type"] == "missing" else error["msg"]
+        found.append(
+            LoadIssue(
+                file=file, task=task, field=field, message=message, line=_line_of(file, index)
+            )
+        )
     return found
 
 
@@ -180,7 +212,7 @@ def _validate(
     try:
         return Task.model_validate(record)
     except ValidationError as exc:
-        issues.extend(_issues_from(exc, file, _task_label(record, index)))
+        issues.extend(_issues_from(exc, file, _task_label(record, index), index))
         return None
 
 
@@ -218,9 +250,16 @@ def _is_step_record(record: dict[str, Any]) -> bool:
 
 
 def iter_tasks(
-    source: str | Path, summary: DatasetSummary | None = None, limit: int | None = None
+    source: str | Path,
+    summary: DatasetSummary | None = None,
+    limit: int | None = None,
+    *,
+    strict: bool = False,
 ) -> Iterator[Task]:
-    """Tasks of ``source`` in file order, lazily; problems go to ``summary.issues``."""
+    """Tasks of ``source`` in file order, lazily; problems go to ``summary.issues``.
+
+    Once the data is read: no usable task at all is a :class:`DatasetError`, and so is any
+    bad record under ``strict`` (each names the first bad records)."""
     summary = summary if summary is not None else DatasetSummary(source=str(source))
     issues = summary.issues
     grouper = _StepGrouper()
@@ -232,6 +271,28 @@ def iter_tasks(
             break
     summary.duplicate_step_lines = grouper.duplicates
     summary.finish()
+    check_usable(summary, strict)
+
+
+def check_usable(summary: DatasetSummary, strict: bool = False) -> None:
+    """A :class:`DatasetError` when ``summary`` holds no task, or any bad record under
+    ``strict``; its one line names the first bad records (where, which field, why)."""
+    bad = summary.bad_records()
+    if summary.tasks and not (strict and bad):
+        return
+    if not bad:
+        raise DatasetError(f"{summary.source}: no Mind2Web task in the data")
+    here = f"{summary.source}: "  # a record of the source file itself needs no file name
+    bad = [line.removeprefix(here) for line in bad]
+    named = "; ".join(bad[:ERROR_NAMED]) + (
+        f"; and {len(bad) - ERROR_NAMED} more" if len(bad) > ERROR_NAMED else ""
+    )
+    what = (
+        f"{len(bad)} bad record(s) and --strict is set"
+        if summary.tasks
+        else f"no usable record ({len(bad)} bad)"
+    )
+    raise DatasetError(f"{summary.source}: {what}: {named}")
 
 
 def _iter_validated(
@@ -244,7 +305,11 @@ def _iter_validated(
         if not isinstance(record, dict):
             issues.append(
                 LoadIssue(
-                    file=file, task=f"#{index}", field="(record)", message="not a JSON object"
+                    file=file,
+                    task=f"#{index}",
+                    field="(record)",
+                    message="not a JSON object",
+                    line=_line_of(file, index),
                 )
             )
             continue
@@ -259,7 +324,9 @@ def _iter_validated(
                     file=file,
                     task=_task_label(record, index),
                     field="actions",
-                    message="neither a task (with 'actions') nor a step (with 'action_uid')",
+                    message="missing: neither a task (with 'actions') nor a step (with "
+                    "'action_uid' and 'operation')",
+                    line=_line_of(file, index),
                 )
             )
             continue
@@ -270,8 +337,10 @@ def _iter_validated(
         yield task
 
 
-def load_tasks(source: str | Path, limit: int | None = None) -> tuple[list[Task], DatasetSummary]:
+def load_tasks(
+    source: str | Path, limit: int | None = None, *, strict: bool = False
+) -> tuple[list[Task], DatasetSummary]:
     """All tasks in memory (small data and tests); big data should use :func:`iter_tasks`."""
     summary = DatasetSummary(source=str(source))
-    tasks = list(iter_tasks(source, summary, limit=limit))
+    tasks = list(iter_tasks(source, summary, limit=limit, strict=strict))
     return tasks, summary

@@ -1,8 +1,11 @@
 """Why a step went right or wrong: look-up recall, an error class, tokens, cost, latency.
 
 Look-up recall asks whether a gold element was inside what the agent chose to read in full:
-the reopened fragments (ReadAgent), the kept part of the page (raw HTML) or the retrieved
-fragments (retrieval); ``gold_shown`` asks whether a gold id was in the act prompt at all.
+the reopened fragments (ReadAgent), the retrieved fragments (retrieval) or the ranker's
+candidates (MindAct); an agent that chooses nothing (raw HTML keeps the page's beginning,
+gist-only reopens nothing: ``Agent.chooses_fragments``) has none. ``gold_shown`` asks whether
+a gold id was in the act prompt at all. Tokens served from the gist cache (what its hits had
+cost to write) are counted apart from the tokens spent.
 """
 
 from __future__ import annotations
@@ -65,6 +68,10 @@ class StepDiagnostics(BaseModel):
         default=None, description="page tokens / act prompt tokens (how much the page shrank)"
     )
     gist_cache_hits: int = 0
+    cached_tokens: int = Field(
+        default=0, description="tokens served from the gist cache (not in the tokens spent)"
+    )
+    gist_phase: bool = Field(default=False, description="the step wrote or read gists")
     latency_s: float = 0.0
 
 
@@ -95,16 +102,19 @@ def diagnose(
     score: StepScore,
     gold_ids: Sequence[str],
     run_error: str | None = None,
+    *,
+    chooses_fragments: bool = True,
 ) -> StepDiagnostics:
     """Diagnostics of one step; ``run_error`` is set when no trace could be made
-    (``no_html``, ``agent_error``)."""
+    (``no_html``, ``agent_error``); ``chooses_fragments``: the agent's, see module doc."""
     if trace is None:
         return StepDiagnostics(
             error_class=_error_class(None, score, None, run_error), gold_ids=list(gold_ids)
         )
     gold = set(gold_ids)
     gold_fragments = [i for i, ids in enumerate(trace.fragment_element_ids) if gold & set(ids)]
-    lookup_hit = bool(set(gold_fragments) & set(trace.reopened)) if gold else None
+    chosen = bool(gold) and chooses_fragments
+    lookup_hit = bool(set(gold_fragments) & set(trace.reopened)) if chosen else None
     gold_shown = bool(gold & set(trace.shown_element_ids)) if gold else None
     usage = trace.usage.values()
     return StepDiagnostics(
@@ -123,6 +133,8 @@ def diagnose(
         prompt_tokens=trace.prompt_tokens,
         compression=trace.page_tokens / trace.prompt_tokens if trace.prompt_tokens else None,
         gist_cache_hits=trace.gist_cache_hits,
+        cached_tokens=sum(u.cached_tokens for u in usage),
+        gist_phase="gist" in trace.usage,
         latency_s=trace.timings.get("total_s", 0.0),
     )
 
@@ -130,12 +142,19 @@ def diagnose(
 class DiagnosticsSummary(BaseModel):
     steps: int = 0
     error_classes: dict[str, int] = Field(default_factory=dict)
-    lookup_recall: float | None = Field(default=None, description="over steps with gold")
+    lookup_recall: float | None = Field(
+        default=None, description="over steps with gold; none for agents that choose nothing"
+    )
     gold_shown_rate: float | None = None
     calls_per_step: float = 0.0
     input_tokens_per_step: float = 0.0
     output_tokens_per_step: float = 0.0
     tokens_per_step: float = 0.0
+    cached_tokens_per_step: float | None = Field(
+        default=None,
+        description="tokens served from the gist cache per step, apart from tokens_per_step; "
+        "none where no step wrote gists",
+    )
     tokens_by_phase: dict[str, PhaseUsage] = Field(default_factory=dict)
     mean_compression: float | None = None
     gist_cache_hits: int = 0
@@ -155,7 +174,7 @@ def summarize(diagnostics: Iterable[StepDiagnostics]) -> DiagnosticsSummary:
     for item in items:
         for phase, usage in item.tokens_by_phase.items():
             total = phases.setdefault(phase, PhaseUsage())
-            for name in ("calls", "input_tokens", "output_tokens", "cache_hits"):
+            for name in ("calls", "input_tokens", "output_tokens", "cache_hits", "cached_tokens"):
                 setattr(total, name, getattr(total, name) + getattr(usage, name))
             total.latency_s += usage.latency_s
     hits = [float(i.lookup_hit) for i in items if i.lookup_hit is not None]
@@ -170,6 +189,9 @@ def summarize(diagnostics: Iterable[StepDiagnostics]) -> DiagnosticsSummary:
         input_tokens_per_step=sum(i.input_tokens for i in items) / n,
         output_tokens_per_step=sum(i.output_tokens for i in items) / n,
         tokens_per_step=sum(i.input_tokens + i.output_tokens for i in items) / n,
+        cached_tokens_per_step=(
+            sum(i.cached_tokens for i in items) / n if any(i.gist_phase for i in items) else None
+        ),
         tokens_by_phase=phases,
         mean_compression=_mean(compression),
         gist_cache_hits=sum(i.gist_cache_hits for i in items),

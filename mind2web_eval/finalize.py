@@ -21,7 +21,7 @@ from mind2web_eval.data import DatasetSummary
 from mind2web_eval.diagnostics import StepDiagnostics, summarize
 from mind2web_eval.manifest import read_manifest
 from mind2web_eval.predictions import load_predictions
-from mind2web_eval.records import Prediction
+from mind2web_eval.records import LoadIssue, Prediction
 from mind2web_eval.report.html import write_html_report
 from mind2web_eval.run_results import Attempts, RunFiles, RunResults, run_files
 from mind2web_eval.scoring import GoldStep, ScoringSettings, score_all
@@ -107,10 +107,7 @@ def score_run(run_dir: Path, scoring: ScoringSettings) -> RunResults:
         diagnostics=summarize(diagnostics),
         attempts=count_attempts(gold, store),
         load_issues=[str(i) for i in issues]
-        + [
-            f"{i['file']}: task {i['task']}: field {i['field']}: {i['message']}"
-            for i in data.get("issues", [])
-        ],
+        + [str(LoadIssue.model_validate(i)) for i in data.get("issues", [])],
         data_notes=list(data.get("notes", [])),
     )
 

@@ -24,10 +24,13 @@ from webagent.model.client import Model
 PLAN_FILE = "plan.json"
 
 
-def data_observations(data: str, limit: int | None) -> Iterator[Observation]:
+def data_observations(
+    data: str, limit: int | None, *, strict: bool = False
+) -> Iterator[Observation]:
     """What the agent sees at every step of the data, as ``webagent eval`` runs it (lazily:
-    a large dataset is read again for each agent rather than held in memory)."""
-    for task in iter_tasks(data, limit=limit):
+    a large dataset is read again for each agent rather than held in memory). Data with no
+    usable record (or any bad one, ``strict``) is a DatasetError, before any step runs."""
+    for task in iter_tasks(data, limit=limit, strict=strict):
         for index, step in enumerate(task.actions):
             if step.cleaned_html is not None:
                 yield Observation(
@@ -48,6 +51,7 @@ class RunToPlan:
     limit: int | None
     gist_cache: GistCache | None
     prices: tuple[float | None, float | None] = (None, None)
+    strict: bool = False
 
 
 def plan_run(run: RunToPlan, agents: Iterable[str] | None = None) -> list[AgentPlan]:
@@ -56,7 +60,7 @@ def plan_run(run: RunToPlan, agents: Iterable[str] | None = None) -> list[AgentP
         plan_agent(
             run.settings.model_copy(update={"agent": name}),
             run.model,
-            data_observations(run.data, run.limit),
+            data_observations(run.data, run.limit, strict=run.strict),
             run.gist_cache,
         )
         for name in (agent_names() if agents is None else agents)

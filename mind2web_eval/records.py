@@ -155,9 +155,15 @@ class LoadIssue(BaseModel):
     field: str
     message: str
     kind: Literal["task", "prediction", "file"] = "task"
+    line: int | None = Field(default=None, description="1-based line of a JSON Lines record")
+
+    @property
+    def record(self) -> str:
+        """Where the record is: its file and line (JSON Lines) or task."""
+        return f"{self.file}: line {self.line}" if self.line else f"{self.file}: task {self.task}"
 
     def __str__(self) -> str:
-        return f"{self.file}: task {self.task}: field {self.field}: {self.message}"
+        return f"{self.record}: field {self.field}: {self.message}"
 
 
 def ranked_candidates(step: Step) -> list[ElementCandidate] | None:

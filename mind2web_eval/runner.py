@@ -67,6 +67,7 @@ class EvalSettings(BaseModel):
     data: str
     out: Path
     limit: int | None = Field(default=None, ge=1, description="first N tasks of the data")
+    strict: bool = Field(default=False, description="any bad record of the data is an error")
     workers: int = Field(default=1, ge=1, description="steps in flight at once")
     max_errors: int | None = Field(
         default=None, ge=1, description="stop after this many model/page/agent errors"
@@ -286,7 +287,7 @@ def run_eval(
             progress.add(old, fresh=False)
     summary = DatasetSummary(source=settings.data)
     gold: list[GoldStep] = []
-    tasks = iter_tasks(settings.data, summary, limit=settings.limit)
+    tasks = iter_tasks(settings.data, summary, limit=settings.limit, strict=settings.strict)
     session = manifest.sessions[-1]
     try:
         status, stopped_by = _execute(settings, subject, _jobs(tasks, store, gold), store, progress)

@@ -76,7 +76,9 @@ def run_step(
         gold_repr=task.action_reprs[index] if index < len(task.action_reprs) else "",
         prediction=prediction,
         score=score,
-        diagnostics=diagnose(trace, score, usable, run_error),
+        diagnostics=diagnose(
+            trace, score, usable, run_error, chooses_fragments=agent.chooses_fragments
+        ),
         error=error or None,
         trace=trace,
         finished_at=now(),

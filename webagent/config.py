@@ -59,6 +59,9 @@ class EvalSection(_Section):
 
     data: str | None = Field(default=None, description="Mind2Web data: folder, JSON(L), hf:")
     limit: int | None = Field(default=None, ge=1, description="first N tasks")
+    strict: bool = Field(
+        default=False, description="any record of the data that cannot be loaded is an error"
+    )
     max_errors: int | None = Field(default=None, ge=1, description="stop after N run errors")
     max_consecutive_failures: int = Field(
         default=5, ge=0, description="circuit breaker: end the run after N model failures in a row"
@@ -112,14 +115,32 @@ class RunConfig(_Section):
         return self
 
     def manifest(self) -> dict[str, Any]:
-        """The whole configuration as JSON, secrets left out (``resolve_config`` reads it)."""
-        return {
+        """The whole configuration as JSON, secrets left out (``resolve_config`` reads it).
+        Paths are made absolute, so a run repeated from its manifest in another folder reads
+        the same data, cache and model files."""
+        values = {
             "agent": self.agent.manifest(),
             "model": self.model.manifest(),
             "gist_cache": self.gist_cache.model_dump(mode="json"),
             "eval": self.eval.model_dump(mode="json"),
             "live": self.live.model_dump(mode="json"),
         }
+        for section, field in _PATHS:
+            value = values[section].get(field)
+            if isinstance(value, str) and value and not value.startswith("hf:"):
+                values[section][field] = str(Path(value).expanduser().resolve())
+        return values
+
+
+#: the settings that name a file or folder, recorded as absolute paths in a manifest
+_PATHS = (
+    ("eval", "data"),
+    ("gist_cache", "path"),
+    ("model", "model_path"),
+    ("model", "replay_from"),
+    ("model", "record_to"),
+    ("live", "browser_path"),
+)
 
 
 SECTIONS: tuple[str, ...] = tuple(RunConfig.model_fields)

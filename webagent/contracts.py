@@ -58,6 +58,11 @@ class PhaseUsage(BaseModel):
     output_tokens: int = 0
     latency_s: float = 0.0
     cache_hits: int = 0
+    cached_tokens: int = Field(
+        default=0,
+        description="tokens the cache hits had cost when they were written (input + output): "
+        "served from the cache, not spent (not in input_tokens / output_tokens)",
+    )
 
 
 class ElementCandidate(BaseModel):
@@ -174,6 +179,9 @@ class Agent(ABC):
     """Observation in, action (with its trace) out."""
 
     name: str
+    #: whether the agent picks the fragments it reads in full (a look-up, retrieval, a
+    #: ranker's candidates): look-up recall is reported only for agents that do
+    chooses_fragments: bool = True
 
     @abstractmethod
     def step(self, observation: Observation) -> StepTrace:

@@ -1,5 +1,7 @@
 """``webagent compare``: several runs side by side (the paper's raw-HTML / gist-only /
-ReadAgent table, with cost)."""
+ReadAgent table, with cost). Tokens spent and gist tokens served from the cache are apart:
+agents that share a gist cache (the demo) spend their gists once, in the first run, and the
+runs after it read them from the cache; "—" marks a figure that does not apply."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from mind2web_eval.report.terminal import pct, table
+from mind2web_eval.report.terminal import pct, per_step, table
 from mind2web_eval.run_results import RunResults
 from webagent.errors import DatasetError
 
@@ -28,6 +30,7 @@ class CompareRow(BaseModel):
     micro_step_sr: float
     lookup_recall: float | None
     tokens_per_step: float
+    cached_tokens_per_step: float | None = None
     calls_per_step: float
     protocol: str
 
@@ -54,6 +57,7 @@ def compare_rows(run_dirs: Sequence[Path]) -> list[CompareRow]:
                 element_acc=o.macro.element_acc, op_f1=o.macro.op_f1, task_sr=o.task_sr,
                 micro_step_sr=o.micro.step_sr, lookup_recall=r.diagnostics.lookup_recall,
                 tokens_per_step=r.diagnostics.tokens_per_step,
+                cached_tokens_per_step=r.diagnostics.cached_tokens_per_step,
                 calls_per_step=r.diagnostics.calls_per_step, protocol=r.protocol,
             )
         )  # fmt: skip
@@ -64,16 +68,19 @@ def format_compare(rows: Sequence[CompareRow]) -> str:
     body = [
         [Path(r.run).name, r.agent, r.model, str(r.steps), pct(r.step_sr), pct(r.element_acc),
          pct(r.op_f1), pct(r.task_sr), pct(r.lookup_recall), f"{r.tokens_per_step:.0f}",
-         f"{r.calls_per_step:.2f}"]
+         per_step(r.cached_tokens_per_step), f"{r.calls_per_step:.2f}"]
         for r in rows
     ]  # fmt: skip
     out = table(
         ["run", "agent", "model", "steps", "step SR", "elem acc", "op F1", "task SR",
-         "look-up recall", "tokens/step", "calls/step"],
+         "look-up recall", "tokens/step", "cached/step", "calls/step"],
         body,
     )  # fmt: skip
     protocols = sorted({r.protocol for r in rows})
-    note = "percent, macro averages (mean over tasks), as in the paper tables"
+    note = (
+        "percent, macro averages (mean over tasks), as in the paper tables; tokens/step: "
+        "spent; cached/step: gist tokens served from the cache (what they had cost to write)"
+    )
     lines = [out, note]
     if len(protocols) > 1:
         lines.append("WARNING: the runs were scored under different protocols:")

@@ -14,7 +14,7 @@ from typing import Any
 from markupsafe import Markup
 
 from mind2web_eval.aggregate import Aggregate
-from mind2web_eval.report.terminal import pct
+from mind2web_eval.report.terminal import pct, per_step
 from mind2web_eval.results import StepRecord
 from mind2web_eval.run_results import RunResults
 from mind2web_eval.scoring import StepScore
@@ -72,17 +72,28 @@ def diagnostics_context(results: RunResults) -> dict[str, Any]:
     d = results.diagnostics
     facts: Rows = [
         ("step outcomes", ", ".join(f"{k}: {v}" for k, v in d.error_classes.items())),
-        ("look-up recall", f"{pct(d.lookup_recall)} % (gold inside the fragments read in full)"),
-        ("gold id shown to the act prompt", f"{pct(d.gold_shown_rate)} %"),
+        ("look-up recall", f"{pct(d.lookup_recall, ' %')} (gold inside the fragments read in "
+                           "full; \u2014: the agent chooses none)"),
+        ("gold id shown to the act prompt", pct(d.gold_shown_rate, " %")),
         ("calls per step", f"{d.calls_per_step:.2f}"),
-        ("tokens per step", f"{d.tokens_per_step:.0f} ({d.input_tokens_per_step:.0f} in, "
+        ("tokens per step", f"{d.tokens_per_step:.0f} spent ({d.input_tokens_per_step:.0f} in, "
                             f"{d.output_tokens_per_step:.0f} out)"),
+        ("gist tokens per step served from the cache",
+         f"{per_step(d.cached_tokens_per_step)} (what its hits had cost to write; not spent)"),
         ("page compression", "-" if d.mean_compression is None else f"{d.mean_compression:.1f}x"),
         ("gist cache hits", d.gist_cache_hits),
         ("latency per step", f"{d.mean_latency_s:.1f} s"),
     ]  # fmt: skip
     phases = [
-        [phase, u.calls, u.input_tokens, u.output_tokens, f"{u.latency_s:.1f}", u.cache_hits]
+        [
+            phase,
+            u.calls,
+            u.input_tokens,
+            u.output_tokens,
+            f"{u.latency_s:.1f}",
+            u.cache_hits,
+            u.cached_tokens,
+        ]
         for phase, u in sorted(d.tokens_by_phase.items())
     ]
     return {"facts": facts, "phases": phases}

@@ -7,9 +7,19 @@ from collections.abc import Mapping, Sequence
 from mind2web_eval.aggregate import Aggregate, ScoreReport
 from mind2web_eval.diagnostics import DiagnosticsSummary
 
+#: what a table shows for a figure that does not apply (look-up recall of an agent that
+#: chooses nothing, cached tokens of an agent that writes no gists)
+NOT_APPLICABLE = "\u2014"
 
-def pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}"
+
+def pct(value: float | None, unit: str = "") -> str:
+    """``value`` in percent (``unit`` after it), or :data:`NOT_APPLICABLE`."""
+    return NOT_APPLICABLE if value is None else f"{100 * value:.1f}{unit}"
+
+
+def per_step(value: float | None, digits: int = 0) -> str:
+    """A per-step figure, or :data:`NOT_APPLICABLE`."""
+    return NOT_APPLICABLE if value is None else f"{value:.{digits}f}"
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -84,10 +94,12 @@ def format_diagnostics(diag: DiagnosticsSummary) -> str:
     return "\n".join(
         [
             f"step outcomes: {classes}",
-            f"look-up recall (gold inside the fragments read in full): {pct(diag.lookup_recall)}%; "
-            f"gold id in the act prompt: {pct(diag.gold_shown_rate)}%",
-            f"per step: {diag.calls_per_step:.2f} calls, {diag.tokens_per_step:.0f} tokens "
+            "look-up recall (gold inside the fragments read in full): "
+            f"{pct(diag.lookup_recall, '%')}; "
+            f"gold id in the act prompt: {pct(diag.gold_shown_rate, '%')}",
+            f"per step: {diag.calls_per_step:.2f} calls, {diag.tokens_per_step:.0f} tokens spent "
             f"({diag.input_tokens_per_step:.0f} in / {diag.output_tokens_per_step:.0f} out), "
+            f"{per_step(diag.cached_tokens_per_step)} served from the gist cache, "
             f"{diag.mean_latency_s:.1f} s; page shrunk {comp}; "
             f"gist cache hits {diag.gist_cache_hits}",
         ]

@@ -2,9 +2,9 @@
 then a table, a plot of accuracy against tokens per step, an HTML summary and JSON.
 ``webagent sweep --rescore DIR`` re-scores the stored results and redoes them, with no model.
 
-Exit codes, as ``webagent eval``'s: 0 every cell complete, 4 some cell not complete (the same
-command resumes it), 5 waiting for the answers of a batch round (``--backend batch``: one
-round file for all cells), 130 interrupted."""
+Exit codes, as ``webagent eval``'s for the same state: 0 every cell complete, 3 a cell stopped
+by --max-errors, 4 some cell not complete (the same command resumes it), 5 waiting for the
+answers of a batch round (``--backend batch``: one round file for all cells), 130 interrupted."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from mind2web_eval.batching import (
     with_batch_dir,
 )
 from mind2web_eval.cli import (
+    EXIT_ABORTED,
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
     add_scoring_arguments,
@@ -146,5 +147,5 @@ def run_sweep_command(args: argparse.Namespace) -> int:
             f"not complete: {', '.join(outcome.not_done)}; run the same command to resume",
             file=sys.stderr,
         )
-        return EXIT_INCOMPLETE
+        return EXIT_ABORTED if outcome.status == "aborted" else EXIT_INCOMPLETE
     return 0

@@ -26,7 +26,9 @@ from mind2web_eval.sweep.table import SweepRow, cell_row, sweep_rows
 from webagent.config import RunConfig
 
 OpenCell = Callable[[RunConfig], AbstractContextManager[EvalSubject]]
-SweepStatus = Literal["complete", "incomplete", "interrupted"]
+#: a sweep's status is its worst cell's, in ``webagent eval``'s words: ``interrupted``, else
+#: ``aborted`` (a cell stopped by --max-errors), else ``incomplete`` (a cell not complete)
+SweepStatus = Literal["complete", "incomplete", "aborted", "interrupted"]
 
 
 class SweepOutcome(BaseModel):
@@ -119,6 +121,7 @@ def run_sweep(
     cells = spec.cells()
     bar = tqdm(total=len(cells), unit="cell", desc="sweep", file=sys.stderr, disable=not progress)
     status: SweepStatus = "complete"
+    aborted = False
     try:
         for cell, done in _cells_to_run(spec, out):
             if done:
@@ -142,13 +145,14 @@ def run_sweep(
             if not done and outcome.status == "interrupted":
                 status = "interrupted"
                 break
+            aborted = aborted or (not done and outcome.status == "aborted")
             bar.update(1)
     finally:
         bar.close()
     files = write_outputs(out, spec, sweep_rows(out, spec))
     not_done = [c.name for c in cells if not cell_done(out, c)]
     if status != "interrupted" and not_done:
-        status = "incomplete"
+        status = "aborted" if aborted else "incomplete"
     return SweepOutcome(status=status, not_done=not_done, files=files)
 
 

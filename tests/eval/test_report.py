@@ -134,3 +134,11 @@ def test_compare_table_of_three_runs(raw_folder: Path, tmp_path: Path) -> None:
     assert rows[0].calls_per_step > rows[1].calls_per_step  # gists + look-up + act
     text = format_compare(rows)
     assert "step SR" in text and "readagent-p" in text and "protocol: candidate pool" in text
+    # look-up recall applies only to an agent that chooses what it reads in full; cached gist
+    # tokens only to one that writes gists (no cache here: none served, all spent)
+    assert rows[0].lookup_recall is not None
+    assert rows[1].lookup_recall is None and rows[2].lookup_recall is None
+    assert rows[1].cached_tokens_per_step is None and rows[2].cached_tokens_per_step == 0
+    raw_line = next(line for line in text.splitlines() if line.startswith("raw "))
+    assert raw_line.count("\u2014") == 2 and "cached/step" in text
+    assert all(r.calls_per_step > 0 and r.tokens_per_step > 0 for r in rows)

@@ -1,11 +1,13 @@
-"""The sweep's parts without a model: its spec, its folder, its table, its bad inputs."""
+"""The sweep's parts without a model: its spec, its folder, its table, its bad inputs, its exit
+codes (against a fake endpoint that fails every call)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES
+from conftest import SAMPLES, sweep_argv
+from fakes.openai_server import FakeOpenAIServer
 
 from mind2web_eval.sweep.spec import build_spec, open_spec, parse_budgets
 from mind2web_eval.sweep.table import Metric, SweepRow, markdown_table, quality_axis
@@ -85,3 +87,16 @@ def test_rescore_of_a_folder_that_is_no_sweep(
 ) -> None:
     assert main(["sweep", "--rescore", str(tmp_path)]) == 2
     assert "is not a sweep folder (no sweep.json)" in capsys.readouterr().err
+
+
+def test_a_sweep_and_an_eval_stopped_by_max_errors_exit_alike(tmp_path: Path) -> None:
+    """The same state, the same exit code: a cell ended by --max-errors is 3 (aborted) in
+    both commands, as a cell left incomplete is 4 in both."""
+    with FakeOpenAIServer([], default="500") as fake:
+        model = ["--backend", "openai", "--base-url", fake.base_url, "--model", "fake"]
+        model += ["--set", "model.max_retries=0", "--max-errors", "1"]
+        sweep = sweep_argv(SAMPLES, tmp_path / "sweep", *model)
+        sweep[sweep.index("--agents") + 1], sweep[sweep.index("--budgets") + 1] = "raw-html", "768"
+        assert main(sweep) == 3
+        evaluation = ["eval", "--data", str(SAMPLES), "--out", str(tmp_path / "eval")]
+        assert main([*evaluation, "--agent", "raw-html", "--no-progress", *model]) == 3

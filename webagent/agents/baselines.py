@@ -16,6 +16,7 @@ from webagent.tokens import truncate_to_tokens
 
 class RawHtmlAgent(PageAgent):
     shows_gists = False
+    chooses_fragments = False  # it keeps the page's beginning: no look-up to recall
 
     def build_memory(self, ctx: StepContext) -> Memory:
         fragments = ctx.page.fragments

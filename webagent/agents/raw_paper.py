@@ -35,6 +35,8 @@ def paper_page_text(html: str) -> str:
 class PaperRawHtmlAgent(UngistedAgent):
     """``raw-html-paper``: Mind2Web's ``cleaned_html`` as given, cut to the budget."""
 
+    chooses_fragments = False  # it keeps the page's beginning: no look-up to recall
+
     def build_memory(self, ctx: StepContext) -> Memory:
         whole = paper_page_text(ctx.observation.html)
         ctx.trace.page_tokens = self.model.count_tokens(whole)  # the page as given

@@ -2,7 +2,9 @@
 
 ``ReadAgentP`` asks once for up to ``max_lookup`` fragments (ReadAgent-P); ``ReadAgentS``
 reopens one at a time, seeing what is already open, until STOP (ReadAgent-S);
-``GistOnlyAgent`` acts on the gists alone (the "gist memory" baseline, no look-up).
+``GistOnlyAgent`` acts on the gists alone (the "gist memory" baseline, no look-up). Where no
+gist of a page names a control by its id, its fragments with controls show their extractive
+gists instead (``name_controls``), so its act prompt always offers ids to answer with.
 Reopened fragments replace their gists in place. A page that fits the act prompt whole is
 read whole by ReadAgent-P and -S (``read_whole_page``): the act prompt shows it as raw-html
 does, with no gist and no look-up call, as a person reads a short page without skimming it.
@@ -18,26 +20,58 @@ the best retrieval hits fill the free slots up to ``max_lookup`` (recorded as ``
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from webagent.agents.context import context_budget, page_budget
 from webagent.agents.pipeline import Memory, PageAgent, StepContext
 from webagent.contracts import LookupRound
+from webagent.gist.extractive import extractive_gist
 from webagent.gist.gister import build_gister
+from webagent.html.fragment import Fragment
 from webagent.lookup import LookupQuery, lookup_parallel, lookup_sequential
-from webagent.memory import fit_memory, whole_page
+from webagent.memory import fit_memory, shown_ids, whole_page
 from webagent.prompts import load_template
 from webagent.retrieval import RetrievalQuery, build_retriever
+from webagent.tokens import TokenCounter
+
+
+def name_controls(
+    fragments: Sequence[Fragment],
+    gists: Sequence[str],
+    words: int,
+    max_tokens: int,
+    count_tokens: TokenCounter,
+) -> list[str]:
+    """The gists as written when any of them names a control of the page by its id. When none
+    does, an act prompt of gists would show no id and no answer could be valid: each fragment
+    with controls then takes its extractive gist, marked ``[extractive]`` as the model
+    gister marks one that stands in for an empty answer (the cache keeps the model's gist)."""
+    page_ids = [i for f in fragments for i in f.element_ids]
+    if shown_ids("\n".join(gists), page_ids):
+        return list(gists)
+    return [
+        "[extractive] " + extractive_gist(f, words, max_tokens, count_tokens)
+        if f.interactive_ids
+        else gist
+        for f, gist in zip(fragments, gists, strict=True)
+    ]
 
 
 class GistOnlyAgent(PageAgent):
+    chooses_fragments = False  # it reopens nothing: no look-up to recall
+
+    @property
+    def gist_cap(self) -> int:
+        """The tokens a gist may take under the configured gister."""
+        settings = self.settings
+        if settings.gister == "extractive":
+            return settings.extractive_max_tokens
+        return settings.gist_max_tokens
+
     def gists(self, ctx: StepContext) -> list[str]:
         t0 = time.perf_counter()
         settings = self.settings
-        cap = (
-            settings.extractive_max_tokens
-            if settings.gister == "extractive"
-            else settings.gist_max_tokens
-        )
+        cap = self.gist_cap
         gister = build_gister(
             settings.gister,
             settings.gist_words,
@@ -51,7 +85,9 @@ class GistOnlyAgent(PageAgent):
         return gists
 
     def build_memory(self, ctx: StepContext) -> Memory:
-        gists = self.gists(ctx)
+        # nothing is reopened: the gists alone must offer the act prompt ids to answer with
+        words, cap = self.settings.gist_words, self.gist_cap
+        gists = name_controls(ctx.page.fragments, self.gists(ctx), words, cap, self._count)
         fitted = fit_memory(ctx.page.fragments, gists, (), ctx.budget, self._count)
         return Memory(text=fitted.text, gists=gists, edits=fitted.edits)
 
@@ -61,6 +97,7 @@ class GistOnlyAgent(PageAgent):
 
 class ReadAgentP(GistOnlyAgent):
     lookup = staticmethod(lookup_parallel)
+    chooses_fragments = True
 
     def build_memory(self, ctx: StepContext) -> Memory:
         fragments = ctx.page.fragments

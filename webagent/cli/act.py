@@ -77,8 +77,13 @@ def print_trace(trace: StepTrace) -> None:
     for phase, usage in sorted(trace.usage.items()):
         out.write(
             f"  {phase}: {usage.calls} calls, {usage.input_tokens} in / {usage.output_tokens} "
-            f"out tokens, {usage.latency_s:.1f} s, {usage.cache_hits} cache hits\n"
+            f"out tokens, {usage.latency_s:.1f} s, {usage.cache_hits} cache hits"
+            + (f" ({usage.cached_tokens} tokens served, not spent)" if usage.cached_tokens else "")
+            + "\n"
         )
+    extractive = sum(g.startswith("[extractive] ") for g in trace.gists)
+    if extractive:
+        out.write(f"{extractive} extractive gist(s): an empty answer, or no gist named an id\n")
     if trace.action is not None:
         a = trace.action
         out.write(

@@ -2,18 +2,29 @@
 fragments the cache does not hold; :meth:`Gister.gist_all` asks the cache first and fills it.
 
 Gists are cached (``GistCache``) by model, prompt version, gist settings and fragment
-content, one entry per fragment whether it was gisted alone or in a batch.
+content, one entry per fragment whether it was gisted alone or in a batch, with what writing
+it cost; a hit counts that cost as tokens served from the cache (``PhaseUsage.cached_tokens``),
+never as tokens spent.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import NamedTuple
 
 from webagent.gist.cache import GistCache, gist_key
 from webagent.html.fragment import Fragment
 from webagent.model.calls import CallLog
 
-__all__ = ["Gister"]
+__all__ = ["Gister", "Written"]
+
+
+class Written(NamedTuple):
+    """A gist a gister wrote and the tokens writing it cost (input + output; a call that
+    gisted several fragments shares its tokens among them)."""
+
+    gist: str
+    tokens: int = 0
 
 
 class Gister(ABC):
@@ -29,8 +40,8 @@ class Gister(ABC):
         """What, besides the fragment, determines a gist (goes into the cache key)."""
 
     @abstractmethod
-    def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
-        """Gists of fragments not found in the cache, same order."""
+    def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[Written]:
+        """Gists of fragments not found in the cache, same order, with their cost."""
 
     def gist_all(
         self, fragments: list[Fragment], log: CallLog, cache: GistCache | None
@@ -42,17 +53,17 @@ class Gister(ABC):
         ]
         todo: list[int] = []
         for i, key in enumerate(keys):
-            hit = cache.get(key) if cache is not None else None
+            hit = cache.get_entry(key) if cache is not None else None
             if hit is None:
                 todo.append(i)
             else:
-                gists[i] = hit
-                log.count_hit("gist")
+                gists[i] = hit.gist
+                log.count_hit("gist", tokens=hit.tokens)
         fresh = self._gist_uncached([fragments[i] for i in todo], log)
-        for i, gist in zip(todo, fresh, strict=True):
-            gists[i] = gist
+        for i, written in zip(todo, fresh, strict=True):
+            gists[i] = written.gist
             if cache is not None:
-                cache.put(keys[i], gist)
+                cache.put(keys[i], written.gist, written.tokens)
         return [g or "" for g in gists]
 
     def _settings_tag(self) -> str:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from lxml import etree, html
 
-from webagent.gist.base import Gister
+from webagent.gist.base import Gister, Written
 from webagent.html.fragment import Fragment
 from webagent.model.calls import CallLog
 from webagent.tokens import TokenCounter, truncate_to_tokens
@@ -365,6 +365,6 @@ class ExtractiveGister(Gister):
     def version_tag(self) -> str:
         return "extractive@3"
 
-    def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
+    def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[Written]:
         count = log.model.count_tokens
-        return [extractive_gist(f, self.words, self.max_tokens, count) for f in fragments]
+        return [Written(extractive_gist(f, self.words, self.max_tokens, count)) for f in fragments]

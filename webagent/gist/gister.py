@@ -12,7 +12,7 @@ import re
 from typing import NamedTuple
 
 from webagent.errors import ModelError
-from webagent.gist.base import Gister
+from webagent.gist.base import Gister, Written
 from webagent.gist.batch import (
     GistView,
     answer_room,
@@ -64,11 +64,12 @@ class ModelGister(Gister):
         single, batch = load_template("gist"), load_template("gist_batch")
         return f"{single.version_tag}+{batch.version_tag}/{self.view}"
 
-    def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[str]:
+    def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[Written]:
         if not fragments:
             return []
         calls = self.requests(fragments, log.model)
         gists: list[str | None] = [None] * len(fragments)
+        tokens = [0] * len(fragments)
         results = log.generate_many(calls.requests)
         for batch, ids, result in zip(calls.batches, calls.ids, results, strict=True):
             if isinstance(result, ModelError):
@@ -76,7 +77,9 @@ class ModelGister(Gister):
             answers = (
                 [result.text] if len(batch) == 1 else parse_batch_answer(result.text, len(batch))
             )
-            for index, answer in zip(batch, answers, strict=True):
+            shares = split_evenly(result.input_tokens + result.output_tokens, len(batch))
+            for index, answer, share in zip(batch, answers, shares, strict=True):
+                tokens[index] += share
                 if answer is not None:
                     gists[index] = self.restore(answer, ids)
         retry = [i for i, g in enumerate(gists) if g is None]  # only batch answers leave gaps
@@ -85,11 +88,12 @@ class ModelGister(Gister):
         for index, (_, ids), result in zip(retry, alone, results, strict=True):
             if isinstance(result, ModelError):
                 raise result
+            tokens[index] += result.input_tokens + result.output_tokens
             gists[index] = self.restore(result.text, ids)
         # an empty answer would hide the fragment from look-up: fall back, visibly
         return [
-            g or "[extractive] " + extractive_gist(f, self.words)
-            for f, g in zip(fragments, gists, strict=True)
+            Written(g or "[extractive] " + extractive_gist(f, self.words), cost)
+            for f, g, cost in zip(fragments, gists, tokens, strict=True)
         ]
 
     def restore(self, answer: str, ids: list[str]) -> str:
@@ -181,6 +185,12 @@ class GistCalls(NamedTuple):
     batches: list[list[int]]
     requests: list[Request]
     ids: list[list[str]]
+
+
+def split_evenly(total: int, count: int) -> list[int]:
+    """``total`` shared among ``count`` as evenly as integers go (the first take the rest)."""
+    share, rest = divmod(total, count)
+    return [share + (k < rest) for k in range(count)]
 
 
 def build_gister(

@@ -39,9 +39,10 @@ class CallLog:
             self._record(request, result)
         return results
 
-    def count_hit(self, phase: Phase) -> None:
-        """An answer taken from a cache instead of a call (the gist cache)."""
-        self.ledger.add_cache_hits(phase)
+    def count_hit(self, phase: Phase, tokens: int = 0) -> None:
+        """An answer taken from a cache instead of a call (the gist cache); ``tokens``: what
+        writing it had cost (served from the cache, not spent)."""
+        self.ledger.add_cache_hits(phase, tokens=tokens)
 
     def cache_hits(self, phase: Phase) -> int:
         stats = self.ledger.snapshot().get(phase)

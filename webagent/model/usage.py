@@ -29,6 +29,7 @@ class PhaseStats(PhaseUsage):
             output_tokens=self.output_tokens - before.output_tokens,
             latency_s=round(self.latency_s - before.latency_s, 6),
             cache_hits=self.cache_hits - before.cache_hits,
+            cached_tokens=self.cached_tokens - before.cached_tokens,
             retries=self.retries - getattr(before, "retries", 0),
             errors=self.errors - getattr(before, "errors", 0),
         )
@@ -51,10 +52,13 @@ class UsageLedger:
             stats.cache_hits += int(completion.cached)
             stats.retries += retries
 
-    def add_cache_hits(self, phase: Phase, hits: int = 1) -> None:
-        """Answers found in a cache before any call (the gist cache)."""
+    def add_cache_hits(self, phase: Phase, hits: int = 1, tokens: int = 0) -> None:
+        """Answers found in a cache before any call (the gist cache), which had cost
+        ``tokens`` when they were written."""
         with self._lock:
-            self._phases.setdefault(phase, PhaseStats()).cache_hits += hits
+            stats = self._phases.setdefault(phase, PhaseStats())
+            stats.cache_hits += hits
+            stats.cached_tokens += tokens
 
     def add_failure(self, phase: Phase, retries: int) -> None:
         with self._lock:
