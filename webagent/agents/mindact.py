@@ -27,7 +27,7 @@ from webagent.agents.pipeline import Memory, StepContext
 from webagent.agents.ungisted import UngistedAgent
 from webagent.answers import json_object
 from webagent.contracts import Action, Observation, Op, StepTrace
-from webagent.errors import OutputParseError
+from webagent.errors import ModelError, OutputParseError
 from webagent.html.fragment import Fragment
 from webagent.model.base import Message, Request
 from webagent.model.calls import CallLog
@@ -271,8 +271,8 @@ class MindActAgent(UngistedAgent):
         last: dict[str, Choice] = {}
         while True:
             winners: list[str] = []
-            for group in groups(current):
-                choice = self._ask(rounds, group)
+            batch = groups(current)
+            for group, choice in zip(batch, self._ask_all(rounds, batch), strict=True):
                 if choice is not None and choice.letter in _LETTERS[: len(group)]:
                     element = group[_LETTERS.index(choice.letter)]
                     winners.append(element)
@@ -290,7 +290,25 @@ class MindActAgent(UngistedAgent):
         rounds.trace.error, rounds.trace.error_class = None, None
         return Action(element_id=element, op=choice.op, value=choice.value)
 
-    def _ask(self, rounds: Rounds, group: list[str]) -> Choice | None:
+    def _ask_all(self, rounds: Rounds, batch: list[list[str]]) -> list[Choice | None]:
+        """Every group of a round at once (they do not depend on each other: one batch
+        round, and concurrent calls where the endpoint allows); a failed call raises."""
+        asked = [self._request(rounds, group) for group in batch]
+        results = rounds.log.generate_many([request for request, _ in asked])
+        choices: list[Choice | None] = []
+        for (_, letters), result in zip(asked, results, strict=True):
+            if isinstance(result, ModelError):
+                raise result
+            try:
+                choices.append(parse_choice(result.text, letters))
+            except OutputParseError as exc:
+                rounds.trace.error = f"round answer: {exc}"
+                rounds.trace.error_class = "invalid_output"
+                choices.append(None)
+        return choices
+
+    def _request(self, rounds: Rounds, group: list[str]) -> tuple[Request, str]:
+        """The request that asks about ``group``, and the letters it may answer."""
         task, previous, elements, trace = (
             rounds.task,
             rounds.previous,
@@ -313,9 +331,4 @@ class MindActAgent(UngistedAgent):
             phase="act",
             prompt_version=version,
         )
-        answer = rounds.log.generate(request).text
-        try:
-            return parse_choice(answer, letters)
-        except OutputParseError as exc:
-            trace.error, trace.error_class = f"round answer: {exc}", "invalid_output"
-            return None
+        return request, letters
