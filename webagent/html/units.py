@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from webagent.html.clean import CleanPage
-from webagent.tokens import ESTIMATE_TOKENS_PER_BYTE
+from webagent.tokens import ESTIMATE_TOKENS_PER_BYTE, count_many
 
 ANY_PARENT = -2
 
@@ -31,8 +31,16 @@ class Unit:
     parent: int = ANY_PARENT  # parent element of ``node``; gaps fit anywhere
 
 
+#: a unit's tokens before its count is filled in (``Sizer.fill``)
+PENDING = -1
+
+
 class Sizer:
-    """Token counts of piece ranges: prefix sums for the default estimate, or a real counter."""
+    """Token counts of piece ranges: prefix sums for the default estimate, or a real counter.
+
+    With a real counter ``tokens`` answers :data:`PENDING` and :meth:`fill` counts every
+    pending unit of a list at once (``count_many``: one request where the counter takes
+    several texts)."""
 
     def __init__(self, page: CleanPage, count_tokens: Callable[[str], int] | None) -> None:
         self.page = page
@@ -46,7 +54,18 @@ class Sizer:
             size = self.prefix[stop] - self.prefix[start]
             # the same arithmetic as estimate_tokens, on prefix sums of byte sizes
             return -(-size * ESTIMATE_TOKENS_PER_BYTE[0] // ESTIMATE_TOKENS_PER_BYTE[1])
-        return self.count_tokens("".join(self.page.pieces[start:stop]))
+        return PENDING
+
+    def fill(self, units: list[Unit]) -> list[Unit]:
+        """``units`` with every pending count filled in, all in one ``count_many``."""
+        if self.count_tokens is None:
+            return units
+        pending = [u for u in units if u.tokens == PENDING]
+        pieces = self.page.pieces
+        texts = ["".join(pieces[u.start : u.stop]) for u in pending]
+        for unit, tokens in zip(pending, count_many(self.count_tokens, texts), strict=True):
+            unit.tokens = tokens
+        return units
 
 
 def _utf8_sizes(pieces: list[str]) -> Iterator[int]:
@@ -56,7 +75,8 @@ def _utf8_sizes(pieces: list[str]) -> Iterator[int]:
 
 
 def split_units(page: CleanPage, node: int, split_depth: int, sizer: Sizer) -> list[Unit]:
-    """Units covering the subtree of ``node``, cut at ``split_depth``."""
+    """Units covering the subtree of ``node``, cut at ``split_depth`` (counts may be
+    :data:`PENDING`: see ``Sizer.fill``)."""
     units: list[Unit] = []
     depth, height, end, p_open, p_end = page.depth, page.height, page.end, page.p_open, page.p_end
     kept_before, parent, tokens = page.kept_before, page.parent, sizer.tokens
@@ -116,14 +136,20 @@ def _gap(page: CleanPage, start: int, stop: int, sizer: Sizer) -> list[Unit]:
 
 
 def fit_units(page: CleanPage, units: list[Unit], max_tokens: int, sizer: Sizer) -> list[Unit]:
-    """Split every core unit over ``max_tokens`` one level deeper, until it fits or cannot."""
-    out: list[Unit] = []
-    work = units[::-1]
-    while work:
-        unit = work.pop()
-        node = unit.node
-        if unit.tokens > max_tokens and node >= 0 and page.height[node] > page.depth[node]:
-            work.extend(split_units(page, node, page.depth[node] + 1, sizer)[::-1])
-        else:
-            out.append(unit)
-    return out
+    """Split every core unit over ``max_tokens`` one level deeper, until it fits or cannot.
+
+    Level by level: every unit still too big is split, and the counts of all their parts are
+    filled in at once; the result is the same as splitting each unit in turn."""
+    height, depth = page.height, page.depth
+    out = sizer.fill(units)
+    while True:
+        over = [
+            n
+            for n, u in enumerate(out)
+            if u.tokens > max_tokens and u.node >= 0 and height[u.node] > depth[u.node]
+        ]
+        if not over:
+            return out
+        parts = {n: split_units(page, out[n].node, depth[out[n].node] + 1, sizer) for n in over}
+        sizer.fill([u for split in parts.values() for u in split])
+        out = [u for n, unit in enumerate(out) for u in parts.get(n, (unit,))]
