@@ -170,7 +170,8 @@ def bundled_pages() -> list[PageCase]:
 
 
 def shared_pages(limit: int | None = None) -> list[PageCase]:
-    """The saved pages with their intent tasks (first step of every task), from ../shared."""
+    """The saved pages with an intent task each (the last step of the page's first task, so
+    that it has previous actions where the task has several steps), from ../shared."""
     out = Path(tempfile.mkdtemp(prefix="prompt-record-")) / "intent_tasks.json"
     specs = sorted((SHARED / "intent_tasks").glob("specs_*.jsonl"))
     tool = SHARED / "tools" / "build_intent_tasks.py"
@@ -180,7 +181,10 @@ def shared_pages(limit: int | None = None) -> list[PageCase]:
         capture_output=True,
     )
     cases = []
-    for task in json.loads(out.read_text(encoding="utf-8"))[:limit]:
+    first: dict[str, dict[str, Any]] = {}
+    for task in json.loads(out.read_text(encoding="utf-8")):
+        first.setdefault(task["website"], task)
+    for task in list(first.values())[:limit]:
         actions = task["actions"]
         last = len(actions) - 1
         cases.append(
@@ -202,7 +206,8 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", action="store_true", help="../shared pages + intent tasks")
-    parser.add_argument("--limit", type=int, default=None, help="first N intent tasks")
+    parser.add_argument("--limit", type=int, default=None, help="first N pages")
+    parser.add_argument("--budgets", default=None, help="comma-separated (default: by pages)")
     parser.add_argument("--counter", choices=("estimate", "smollm2", "both"), default="both")
     parser.add_argument("--out", type=Path, help="write the keys here")
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
@@ -216,6 +221,8 @@ def main() -> None:
         raise SystemExit(1 if differ else 0)
     pages = shared_pages(args.limit) if args.shared else bundled_pages()
     budgets = (2048, 8192) if args.shared else BUDGETS
+    if args.budgets:
+        budgets = tuple(int(b) for b in args.budgets.split(","))
     result: dict[str, Any] = {}
     counters = ("estimate", "smollm2") if args.counter == "both" else (args.counter,)
     for name in counters:
