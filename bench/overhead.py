@@ -151,14 +151,14 @@ def counted_requests() -> Iterator[list[str]]:
 SHARED = find_shared()
 
 
-def intent_steps(limit: int | None) -> list[dict[str, Any]]:
+def intent_steps(limit: int | None, every: int = 1) -> list[dict[str, Any]]:
     out = Path(tempfile.mkdtemp(prefix="overhead-")) / "intent_tasks.json"
     specs = sorted((SHARED / "intent_tasks").glob("specs_*.jsonl"))
     tool = SHARED / "tools" / "build_intent_tasks.py"
     command = [sys.executable, str(tool), str(SHARED / "pages"), *map(str, specs)]
     subprocess.run([*command, "--out", str(out)], check=True, capture_output=True)
     steps = []
-    for task in json.loads(out.read_text(encoding="utf-8"))[:limit]:
+    for task in json.loads(out.read_text(encoding="utf-8"))[::every][:limit]:
         for i, action in enumerate(task["actions"]):
             steps.append(
                 {
@@ -285,12 +285,13 @@ def tables(results: dict[str, dict[str, list[dict[str, Any]]]]) -> tuple[str, di
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="first N intent tasks")
+    parser.add_argument("--every", type=int, default=1, help="every Nth intent task")
     parser.add_argument("--agents", default=",".join(AGENTS))
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     parser.add_argument("--no-summary", action="store_true", help="do not write the summary")
     args = parser.parse_args()
     started = time.perf_counter()
-    steps = intent_steps(args.limit)
+    steps = intent_steps(args.limit, args.every)
     agents = args.agents.split(",")
     results: dict[str, dict[str, list[dict[str, Any]]]] = {}
     with llama_server() as base_url, counted_requests() as urls:
@@ -305,7 +306,13 @@ def main() -> None:
             figures = tables({agent: results[agent]})[1][agent]
             print(agent, json.dumps(figures), flush=True)
     text, summary = tables(results)
-    settings_out = {"budget": BUDGET, "agents": agents, "policy": POLICY, "limit": args.limit}
+    settings_out = {
+        "budget": BUDGET,
+        "agents": agents,
+        "policy": POLICY,
+        "limit": args.limit,
+        "every": args.every,
+    }
     data = {"pages_sha12": sha12(SHARED / "pages"), "steps": str(len(steps))}
     if args.no_summary:
         print(text)

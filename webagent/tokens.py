@@ -113,10 +113,10 @@ def _probes(
     low: int, high: int, budget: int, points: list[tuple[int, int]], counts: dict[int, int]
 ) -> list[int]:
     """The search's next middles, breadth first along the predicted path (both ways where the
-    prediction is within 5% of the budget), up to ``SPECULATIVE_PROBES``."""
+    prediction is within a few tokens of the budget), up to ``SPECULATIVE_PROBES``."""
     wanted: list[int] = []
     queue = deque([(low, high)])
-    slack = max(2, budget // 20)
+    slack = 4 + budget // 200
     while queue and len(wanted) < SPECULATIVE_PROBES:
         lo, hi = queue.popleft()
         if lo >= hi:

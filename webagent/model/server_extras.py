@@ -78,11 +78,11 @@ def find_token_counter(root: str, api_key: str | None, timeout: float) -> tuple[
     """The first tokenizer endpoint the server answers, as ``(method name, counter)``."""
 
     def llama_cpp_python(text: str) -> int:
-        answer = http_json(f"{root}/extras/tokenize/count", {"input": text}, api_key, timeout)
-        return _int_field(answer, "count")
+        url = f"{root}/extras/tokenize/count"
+        return _int_field(http_json(url, {"input": text}, api_key, _scaled(timeout, text)), "count")
 
     def llama_cpp(text: str) -> int:
-        answer = http_json(f"{root}/tokenize", {"content": text}, api_key, timeout)
+        answer = http_json(f"{root}/tokenize", {"content": text}, api_key, _scaled(timeout, text))
         tokens = answer.get("tokens") if isinstance(answer, dict) else None
         if not isinstance(tokens, list):
             raise NotOffered(f"{root}/tokenize answered no token list")
@@ -104,13 +104,17 @@ def find_batch_counter(
     if method == "llama-cpp-python":
 
         def tokenize(text: str) -> list[Any]:
-            answer = http_json(f"{root}/extras/tokenize", {"input": text}, api_key, timeout)
+            answer = http_json(
+                f"{root}/extras/tokenize", {"input": text}, api_key, _scaled(timeout, text)
+            )
             return _token_list(answer, root)
 
     elif method == "llama.cpp":
 
         def tokenize(text: str) -> list[Any]:
-            answer = http_json(f"{root}/tokenize", {"content": text}, api_key, timeout)
+            answer = http_json(
+                f"{root}/tokenize", {"content": text}, api_key, _scaled(timeout, text)
+            )
             return _token_list(answer, root)
 
     else:
@@ -171,6 +175,11 @@ class _Batched:
         if len(spans) != len(indices):
             raise NotOffered("a batch split into the wrong number of texts")
         return {i: n + self._bos for i, n in zip(indices, spans, strict=True)}
+
+
+def _scaled(timeout: float, text: str) -> float:
+    """A batch's timeout: the probe timeout, and a second more per 100,000 characters."""
+    return timeout + len(text) / 100_000
 
 
 def _has_border(separator: str) -> bool:
