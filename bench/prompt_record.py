@@ -99,11 +99,18 @@ def answer(request: Request) -> str:
 
 
 class RecordingScripted(ScriptedBackend):
-    """The policy's answers, counting with ``counter`` (None: the estimate)."""
+    """The policy's answers, counting with ``counter`` (None: the estimate); ``remote``: as a
+    server's tokenizer would (``counts_remotely``: many texts a request, speculative probes),
+    which must change no prompt."""
 
-    def __init__(self, counter: Callable[[str], int] | None) -> None:
+    def __init__(self, counter: Callable[[str], int] | None, remote: bool = False) -> None:
         super().__init__(answer, name=MODEL_NAME, context_window=8192)
         self._counter = counter
+        self._remote = remote
+
+    @property
+    def counts_remotely(self) -> bool:
+        return self._remote
 
     def count_tokens(self, text: str) -> int:
         if self._counter is None:
@@ -124,6 +131,8 @@ def record(
     counter: Callable[[str], int] | None,
     budgets: Iterable[int] = BUDGETS,
     agents: Iterable[str] | None = None,
+    *,
+    remote: bool = False,
 ) -> dict[str, list[str]]:
     """Per ``agent|gister|budget|page``: the cache key of every request, in order (two steps:
     without previous actions, then with the page's)."""
@@ -132,7 +141,7 @@ def record(
     for agent in agents or agent_names():
         for gister in GISTERS:
             for budget in budgets:
-                backend = RecordingScripted(counter)
+                backend = RecordingScripted(counter, remote)
                 model = Model(backend, sleep=lambda _: None)
                 settings = AgentSettings(
                     agent=agent,  # type: ignore[arg-type]

@@ -30,8 +30,9 @@ def _expected(counter: str, cases: dict[str, str]) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_prompts_are_main_s_under_the_estimate() -> None:
-    got = digest(record(bundled_pages(), None))
+@pytest.mark.parametrize("remote", [False, True], ids=["in-process", "as-a-server"])
+def test_prompts_are_main_s_under_the_estimate(remote: bool) -> None:
+    got = digest(record(bundled_pages(), None, remote=remote))
     assert len(got) == sum(key.startswith("estimate|") for key in GOLDEN)
     assert got == _expected("estimate", got)
 
@@ -40,5 +41,8 @@ def test_prompts_are_main_s_under_the_estimate() -> None:
 @pytest.mark.slow
 def test_prompts_are_main_s_under_smollm2(local_model: Model) -> None:
     pages = [p for p in bundled_pages() if p.name in ("flights.html", "shop_long.html")]
-    got = digest(record(pages, local_model.backend.count_tokens, budgets=(2048, 8192)))
-    assert got == _expected("smollm2", got)
+    for remote in (False, True):
+        got = digest(
+            record(pages, local_model.backend.count_tokens, budgets=(2048, 8192), remote=remote)
+        )
+        assert got == _expected("smollm2", got)

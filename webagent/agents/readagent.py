@@ -27,6 +27,7 @@ from webagent.lookup import LookupQuery, lookup_parallel, lookup_sequential
 from webagent.memory import fit_memory, whole_page
 from webagent.prompts import load_template
 from webagent.retrieval import RetrievalQuery, build_retriever
+from webagent.tokens import TokenCounter
 
 
 class GistOnlyAgent(PageAgent):
@@ -55,8 +56,10 @@ class GistOnlyAgent(PageAgent):
         fitted = fit_memory(ctx.page.fragments, gists, (), ctx.budget, self._count)
         return Memory(text=fitted.text, gists=gists, edits=fitted.edits)
 
-    def _count(self, text: str) -> int:
-        return self.model.count_tokens(text)
+    @property
+    def _count(self) -> TokenCounter:
+        """The model's counter itself (it counts many texts at once where that pays)."""
+        return self.model.count_tokens
 
 
 class ReadAgentP(GistOnlyAgent):

@@ -10,12 +10,12 @@ document order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
 from webagent.html.clean import CleanPage
-from webagent.tokens import ESTIMATE_TOKENS_PER_BYTE, count_many
+from webagent.tokens import ESTIMATE_TOKENS_PER_BYTE, count_many, estimate_tokens, round_trips
 
 ANY_PARENT = -2
 
@@ -56,16 +56,60 @@ class Sizer:
             return -(-size * ESTIMATE_TOKENS_PER_BYTE[0] // ESTIMATE_TOKENS_PER_BYTE[1])
         return PENDING
 
-    def fill(self, units: list[Unit]) -> list[Unit]:
-        """``units`` with every pending count filled in, all in one ``count_many``."""
+    def fill(self, units: list[Unit], ahead: Sequence[str] = ()) -> list[Unit]:
+        """``units`` with every pending count filled in, all in one ``count_many`` (which also
+        counts the texts ``ahead``: see :func:`_ahead`)."""
         if self.count_tokens is None:
             return units
         pending = [u for u in units if u.tokens == PENDING]
         pieces = self.page.pieces
         texts = ["".join(pieces[u.start : u.stop]) for u in pending]
-        for unit, tokens in zip(pending, count_many(self.count_tokens, texts), strict=True):
+        counts = count_many(self.count_tokens, [*texts, *ahead])
+        for unit, tokens in zip(pending, counts[: len(pending)], strict=True):
             unit.tokens = tokens
         return units
+
+    def text(self, unit: Unit) -> str:
+        return "".join(self.page.pieces[unit.start : unit.stop])
+
+
+#: how many levels below a split unit ``_ahead`` looks, and how much text it sends at most
+LOOKAHEAD_LEVELS = 64
+LOOKAHEAD_CHARS = 4_000_000
+
+
+def _ahead(
+    page: CleanPage, split: list[tuple[Unit, list[Unit]]], max_tokens: int, sizer: Sizer
+) -> list[str]:
+    """Texts of the parts, a few levels down, that the next levels will likely split: a part
+    whose estimate, scaled by its split parent's tokens per estimated token, is over
+    ``max_tokens``. Counted with the level's own request where counting makes round trips;
+    a wrong guess costs a text counted, never a decision."""
+    if sizer.count_tokens is None or not round_trips(sizer.count_tokens):
+        return []
+    height, depth = page.height, page.depth
+    out: list[str] = []
+    sent = 0
+    for parent, parts in split:
+        ratio = parent.tokens / max(1, estimate_tokens(sizer.text(parent)))
+        level = parts
+        for _ in range(LOOKAHEAD_LEVELS):
+            over = [
+                u
+                for u in level
+                if u.node >= 0
+                and height[u.node] > depth[u.node]
+                and ratio * estimate_tokens(sizer.text(u)) > max_tokens
+            ]
+            level = [p for u in over for p in split_units(page, u.node, depth[u.node] + 1, sizer)]
+            texts = list(map(sizer.text, level))
+            out += texts
+            sent += sum(map(len, texts))
+            if sent > LOOKAHEAD_CHARS:
+                return out
+            if not level:
+                break
+    return out
 
 
 def _utf8_sizes(pieces: list[str]) -> Iterator[int]:
@@ -151,5 +195,6 @@ def fit_units(page: CleanPage, units: list[Unit], max_tokens: int, sizer: Sizer)
         if not over:
             return out
         parts = {n: split_units(page, out[n].node, depth[out[n].node] + 1, sizer) for n in over}
-        sizer.fill([u for split in parts.values() for u in split])
+        ahead = _ahead(page, [(out[n], parts[n]) for n in over], max_tokens, sizer)
+        sizer.fill([u for split in parts.values() for u in split], ahead)
         out = [u for n, unit in enumerate(out) for u in parts.get(n, (unit,))]
