@@ -30,6 +30,16 @@ from webagent.provenance import (
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
+
+
+def find_shared() -> Path:
+    """``../shared`` beside the checkout, or beside the folder of worktrees it sits in."""
+    for folder in (SHARED, REPO.parent.parent / "shared"):
+        if folder.is_dir():
+            return folder
+    return SHARED
+
+
 DEFAULT_PAGES = SHARED / "pages"
 DEFAULT_TOOL = SHARED / "tools" / "make_grounding_tasks.py"
 BUDGET = 8192

@@ -32,6 +32,7 @@ SECTIONS = (
     ("plan_accuracy", "The cost plan beside what a run spent", "issue 11"),
     ("act_wall", "`webagent act` wall time on a 1 MB page, embedded model", "issue 11"),
     ("page_speed", "Page processing speed against a bare lxml parse", "issue 11"),
+    ("overhead", "The agent's own cost per step: tokenize requests and CPU", "issue 19"),
     ("page_speed_agents", "Page processing speed under the agents' 8K plan", "issue 11"),
     ("cpu_contention", "The embedded model beside busy processes", "test stability"),
     ("sweep_intent", "Budget sweep over the intent tasks, every agent", "issue 12"),
@@ -235,6 +236,19 @@ def _page_speed(d: dict[str, Any]) -> str:
     )
 
 
+def _overhead(d: dict[str, Any]) -> str:
+    s = d["summary"]
+    worst = max(s.values(), key=lambda f: f["tokenize_requests_p95"])
+    cpu = max(f["cpu_s_median"] for f in s.values())
+    return (
+        f"**The agent's own cost** (`overhead`, real `llama_cpp.server` tokenizer, scripted "
+        f"answers): at most {max(f['tokenize_requests_median'] for f in s.values()):g} "
+        f"tokenize requests on the median step and {worst['tokenize_requests_p95']:g} at the "
+        f"95th percentile for every agent; at most {cpu:.3f} s of CPU outside model calls on "
+        "the median step."
+    )
+
+
 FIGURES = (
     ("reopen_room", _reopen_room),
     ("coverage", _coverage),
@@ -243,6 +257,7 @@ FIGURES = (
     ("plan_accuracy", _plan),
     ("act_wall", _act_wall),
     ("page_speed", _page_speed),
+    ("overhead", _overhead),
 )
 
 

@@ -21,7 +21,7 @@ from webagent.model.base import Message, Request
 from webagent.model.calls import CallLog
 from webagent.model.client import Model
 from webagent.prompts import load_template
-from webagent.tokens import TokenCounter, truncate_to_tokens
+from webagent.tokens import TokenCounter, prefetch, truncate_to_tokens
 
 ACT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -85,6 +85,7 @@ def repair_turn(
     """The bad answer and the repair request that follow the act prompt, each part cut to
     the size :func:`act_answer_room` keeps room for (an act answer is ~25 tokens of JSON)."""
     valid = ", ".join(list(shown_ids)[:REPAIR_IDS]) or "(none)"
+    prefetch(count, [answer, error, valid])
     return (
         Message(role="assistant", content=truncate_to_tokens(answer, REPAIR_ANSWER_TOKENS, count)),
         *load_template("act_repair").render(

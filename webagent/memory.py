@@ -21,7 +21,7 @@ from webagent.gist.extractive import (
     shorten_labels,
 )
 from webagent.html.fragment import Fragment
-from webagent.tokens import TokenCounter, truncate_to_tokens
+from webagent.tokens import TokenCounter, prefetch, round_trips, truncate_to_tokens
 
 #: an element id as prompts show it: ``id=ID`` in compact HTML, ``(id=ID)`` in a gist
 SHOWN_ID = re.compile(r"\bid=\"?([^\s>\"',);\]]+)")
@@ -83,6 +83,10 @@ def fit_memory(
     left out (``gists_displaced``). With ``gists=None`` only reopened fragments are shown.
     The text is counted whole at the end, so the result fits by construction.
     """
+    if round_trips(count_tokens):  # what _fit counts first, counted together
+        lines = [gist_line(i, g) for i, g in enumerate(gists or ())]
+        blocks = [full_block(fragments[i]) for i in dict.fromkeys(wanted)]
+        prefetch(count_tokens, [*blocks, *lines])
     budget = budget_tokens
     for _ in range(8):
         fitted = _fit(fragments, gists, wanted, budget, count_tokens)
@@ -166,6 +170,7 @@ def _share_gists(
     cost = {i: _line_cost(i, gists[i], count) for i in closed}
     if sum(cost.values()) <= room:
         return {i: gists[i] for i in closed}, set()
+    _prefetch_floors(closed, gists, count)
     floor = {i: _line_cost(i, ELLIPSIS.strip(), count) for i in closed}
     keep = list(closed)
     left_out: set[int] = set()
@@ -202,6 +207,20 @@ def _share_gists(
         cap -= max(1, (total - room) // max(1, cut))
     edits.gists_shortened = sorted(i for i in keep if shown[i] != gists[i])
     return shown, left_out
+
+
+def _prefetch_floors(closed: list[int], gists: Sequence[str], count: TokenCounter) -> None:
+    """What shortening the gists counts first, counted together."""
+    if not round_trips(count):
+        return
+    texts = [_left_out_line(0, {1})]
+    for i in closed:
+        texts += [gist_line(i, ELLIPSIS.strip()), gist_line(i, "")]
+        texts.append(shorten_labels(gists[i], MIN_LABEL_CHARS))
+        head = lead_and_controls(gists[i])
+        if head:
+            texts.append(shorten_labels(head, MIN_LABEL_CHARS) + ELLIPSIS)
+    prefetch(count, texts)
 
 
 def _line_cost(index: int, gist: str, count: TokenCounter) -> int:

@@ -24,7 +24,8 @@ and off); ``delay_s`` holds each chat request that long; ``peak_in_flight`` is t
 requests the server was handling at once.
 
 ``reject_json_schema`` makes it answer 500 to ``response_format.type == "json_schema"`` (as
-llama-cpp-python's server does). ``tokenizer`` picks which tokenize endpoint exists;
+llama-cpp-python's server does). ``tokenizer`` picks which tokenize endpoints exist (one token
+a word; llama-cpp-python's ``/extras/tokenize`` also parses ``SPECIAL`` as a token of its own);
 ``tokenizer_cut`` is an event that, while set, makes it answer ``truncated`` (a server dying
 mid-answer).
 """
@@ -186,6 +187,8 @@ def _handler_for(fake: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._raw(b'{"count": 1', announced=400)
             elif self.path == "/extras/tokenize/count" and fake.tokenizer == "llama-cpp-python":
                 self._send(200, {"count": len(str(body.get("input", "")).split())})
+            elif self.path == "/extras/tokenize" and fake.tokenizer == "llama-cpp-python":
+                self._send(200, {"tokens": _word_tokens(str(body.get("input", "")))})
             elif self.path == "/tokenize" and fake.tokenizer == "llama.cpp":
                 self._send(200, {"tokens": list(range(len(str(body.get("content")).split())))})
             else:
@@ -222,6 +225,20 @@ def _handler_for(fake: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self.close_connection = True
 
     return Handler
+
+
+#: the one special token the fake tokenizer knows (id 0), parsed in the text as servers do
+SPECIAL = "<|endoftext|>"
+
+
+def _word_tokens(text: str) -> list[int]:
+    """One token per word (ids from 1), the special token as id 0 wherever it occurs."""
+    tokens: list[int] = []
+    for n, piece in enumerate(text.split(SPECIAL)):
+        if n:
+            tokens.append(0)
+        tokens += [len(word) for word in piece.split()]
+    return tokens
 
 
 def closed_port_url() -> str:

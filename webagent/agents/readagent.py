@@ -91,8 +91,10 @@ class GistOnlyAgent(PageAgent):
         fitted = fit_memory(ctx.page.fragments, gists, (), ctx.budget, self._count)
         return Memory(text=fitted.text, gists=gists, edits=fitted.edits)
 
-    def _count(self, text: str) -> int:
-        return self.model.count_tokens(text)
+    @property
+    def _count(self) -> TokenCounter:
+        """The model's counter itself (it counts many texts at once where that pays)."""
+        return self.model.count_tokens
 
 
 class ReadAgentP(GistOnlyAgent):

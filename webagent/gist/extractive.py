@@ -28,7 +28,7 @@ from lxml import etree, html
 from webagent.gist.base import Gister, Written
 from webagent.html.fragment import Fragment
 from webagent.model.calls import CallLog
-from webagent.tokens import TokenCounter, truncate_to_tokens
+from webagent.tokens import TokenCounter, last_fitting, prefetch, truncate_to_tokens
 
 __all__ = [
     "ExtractiveGister",
@@ -257,13 +257,14 @@ def cut_gist(gist: str, max_tokens: int, count_tokens: TokenCounter) -> str:
     """
     if count_tokens(gist) <= max_tokens:
         return gist
-    low, high = MIN_LABEL_CHARS - 1, label_chars(gist) - 1
-    while low < high:  # the most characters per label at which the whole gist fits
-        middle = (low + high + 1) // 2
-        if count_tokens(shorten_labels(gist, middle)) <= max_tokens:
-            low = middle
-        else:
-            high = middle - 1
+    # the most characters per label at which the whole gist fits
+    low = last_fitting(
+        MIN_LABEL_CHARS - 1,
+        label_chars(gist) - 1,
+        lambda chars: shorten_labels(gist, chars),
+        max_tokens,
+        count_tokens,
+    )
     if low >= MIN_LABEL_CHARS and count_tokens(shorter := shorten_labels(gist, low)) <= max_tokens:
         return shorter
     return _cut_items(shorten_labels(gist, MIN_LABEL_CHARS), max_tokens, count_tokens)
@@ -367,4 +368,6 @@ class ExtractiveGister(Gister):
 
     def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[Written]:
         count = log.model.count_tokens
-        return [Written(extractive_gist(f, self.words, self.max_tokens, count)) for f in fragments]
+        gists = [extractive_gist(f, self.words) for f in fragments]
+        prefetch(count, gists)  # every gist whole, counted together; then only long ones cut
+        return [Written(cut_gist(g, self.max_tokens, count) or "(empty)") for g in gists]

@@ -32,7 +32,7 @@ from webagent.html.fragment import Fragment, SegmentedPage, SegmentSettings
 from webagent.html.merge import Group, merge_small, merge_to_count, pack
 from webagent.html.paths import PathNamer
 from webagent.html.units import Sizer, Unit, fit_units, split_units
-from webagent.tokens import estimate_tokens
+from webagent.tokens import count_many, estimate_tokens
 
 __all__ = ["SegmentSettings", "segment_html", "segment_page", "segment_tree"]
 
@@ -72,14 +72,15 @@ def segment_page(
     counter = count_tokens or estimate_tokens
     groups = _group(page, units, settings, counter)
     namer = PathNamer(page)
+    whole = page.html()
+    rendered = _rendered_all(page, groups, counter, settings.max_fragment_tokens, whole)
     fragments = [
-        _fragment(page, namer, g, i, counter=counter, settings=settings)
-        for i, g in enumerate(groups)
+        _fragment(page, namer, g, i, rendered[i], settings=settings) for i, g in enumerate(groups)
     ]
     result = SegmentedPage(
         fragments=fragments,
         element_ids=page.element_ids,
-        page_tokens=counter(page.html()),
+        page_tokens=counter(whole),
         raw_bytes=raw_bytes,
         depth=settings.depth,
         settings=settings.model_dump(),
@@ -115,11 +116,11 @@ def _fragment(
     namer: PathNamer,
     group: Group,
     index: int,
+    rendered: tuple[str, int],
     *,
-    counter: TokenCounter,
     settings: SegmentSettings,
 ) -> Fragment:
-    html, tokens = _rendered(page, group, counter, settings.max_fragment_tokens)
+    html, tokens = rendered
     nodes = page.nodes_between(group.start, group.stop)
     element_ids = list(map(page.ids.__getitem__, nodes))
     return Fragment(
@@ -143,6 +144,24 @@ def _rendered(page: CleanPage, group: Group, counter: TokenCounter, cap: int) ->
         html = _TRAILING_CLOSE.sub("", html)
         tokens = counter(html)
     return html, tokens
+
+
+def _rendered_all(
+    page: CleanPage, groups: list[Group], counter: TokenCounter, cap: int, whole: str
+) -> list[tuple[str, int]]:
+    """:func:`_rendered` of every group, counted together (with the whole page's html, which
+    is counted next), in two ``count_many`` calls at most."""
+    htmls = [page.render(g.start, g.stop) for g in groups]
+    counts = count_many(counter, [*htmls, whole])[: len(htmls)]
+    cut = [
+        n
+        for n, (html, tokens) in enumerate(zip(htmls, counts, strict=True))
+        if tokens > cap and _TRAILING_CLOSE.search(html)
+    ]
+    shorter = [_TRAILING_CLOSE.sub("", htmls[n]) for n in cut]
+    for n, html, tokens in zip(cut, shorter, count_many(counter, shorter), strict=True):
+        htmls[n], counts[n] = html, tokens
+    return list(zip(htmls, counts, strict=True))
 
 
 def _judge(result: SegmentedPage, settings: SegmentSettings) -> SegmentedPage:

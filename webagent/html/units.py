@@ -10,12 +10,12 @@ document order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
 from webagent.html.clean import CleanPage
-from webagent.tokens import ESTIMATE_TOKENS_PER_BYTE
+from webagent.tokens import ESTIMATE_TOKENS_PER_BYTE, count_many, estimate_tokens, round_trips
 
 ANY_PARENT = -2
 
@@ -31,8 +31,16 @@ class Unit:
     parent: int = ANY_PARENT  # parent element of ``node``; gaps fit anywhere
 
 
+#: a unit's tokens before its count is filled in (``Sizer.fill``)
+PENDING = -1
+
+
 class Sizer:
-    """Token counts of piece ranges: prefix sums for the default estimate, or a real counter."""
+    """Token counts of piece ranges: prefix sums for the default estimate, or a real counter.
+
+    With a real counter ``tokens`` answers :data:`PENDING` and :meth:`fill` counts every
+    pending unit of a list at once (``count_many``: one request where the counter takes
+    several texts)."""
 
     def __init__(self, page: CleanPage, count_tokens: Callable[[str], int] | None) -> None:
         self.page = page
@@ -46,7 +54,62 @@ class Sizer:
             size = self.prefix[stop] - self.prefix[start]
             # the same arithmetic as estimate_tokens, on prefix sums of byte sizes
             return -(-size * ESTIMATE_TOKENS_PER_BYTE[0] // ESTIMATE_TOKENS_PER_BYTE[1])
-        return self.count_tokens("".join(self.page.pieces[start:stop]))
+        return PENDING
+
+    def fill(self, units: list[Unit], ahead: Sequence[str] = ()) -> list[Unit]:
+        """``units`` with every pending count filled in, all in one ``count_many`` (which also
+        counts the texts ``ahead``: see :func:`_ahead`)."""
+        if self.count_tokens is None:
+            return units
+        pending = [u for u in units if u.tokens == PENDING]
+        pieces = self.page.pieces
+        texts = ["".join(pieces[u.start : u.stop]) for u in pending]
+        counts = count_many(self.count_tokens, [*texts, *ahead])
+        for unit, tokens in zip(pending, counts[: len(pending)], strict=True):
+            unit.tokens = tokens
+        return units
+
+    def text(self, unit: Unit) -> str:
+        return "".join(self.page.pieces[unit.start : unit.stop])
+
+
+#: how many levels below a split unit ``_ahead`` looks, and how much text it sends at most
+LOOKAHEAD_LEVELS = 64
+LOOKAHEAD_CHARS = 4_000_000
+
+
+def _ahead(
+    page: CleanPage, split: list[tuple[Unit, list[Unit]]], max_tokens: int, sizer: Sizer
+) -> list[str]:
+    """Texts of the parts, a few levels down, that the next levels will likely split: a part
+    whose estimate, scaled by its split parent's tokens per estimated token, is over
+    ``max_tokens``. Counted with the level's own request where counting makes round trips;
+    a wrong guess costs a text counted, never a decision."""
+    if sizer.count_tokens is None or not round_trips(sizer.count_tokens):
+        return []
+    height, depth = page.height, page.depth
+    out: list[str] = []
+    sent = 0
+    for parent, parts in split:
+        ratio = parent.tokens / max(1, estimate_tokens(sizer.text(parent)))
+        level = parts
+        for _ in range(LOOKAHEAD_LEVELS):
+            over = [
+                u
+                for u in level
+                if u.node >= 0
+                and height[u.node] > depth[u.node]
+                and ratio * estimate_tokens(sizer.text(u)) > max_tokens
+            ]
+            level = [p for u in over for p in split_units(page, u.node, depth[u.node] + 1, sizer)]
+            texts = list(map(sizer.text, level))
+            out += texts
+            sent += sum(map(len, texts))
+            if sent > LOOKAHEAD_CHARS:
+                return out
+            if not level:
+                break
+    return out
 
 
 def _utf8_sizes(pieces: list[str]) -> Iterator[int]:
@@ -56,7 +119,8 @@ def _utf8_sizes(pieces: list[str]) -> Iterator[int]:
 
 
 def split_units(page: CleanPage, node: int, split_depth: int, sizer: Sizer) -> list[Unit]:
-    """Units covering the subtree of ``node``, cut at ``split_depth``."""
+    """Units covering the subtree of ``node``, cut at ``split_depth`` (counts may be
+    :data:`PENDING`: see ``Sizer.fill``)."""
     units: list[Unit] = []
     depth, height, end, p_open, p_end = page.depth, page.height, page.end, page.p_open, page.p_end
     kept_before, parent, tokens = page.kept_before, page.parent, sizer.tokens
@@ -116,14 +180,21 @@ def _gap(page: CleanPage, start: int, stop: int, sizer: Sizer) -> list[Unit]:
 
 
 def fit_units(page: CleanPage, units: list[Unit], max_tokens: int, sizer: Sizer) -> list[Unit]:
-    """Split every core unit over ``max_tokens`` one level deeper, until it fits or cannot."""
-    out: list[Unit] = []
-    work = units[::-1]
-    while work:
-        unit = work.pop()
-        node = unit.node
-        if unit.tokens > max_tokens and node >= 0 and page.height[node] > page.depth[node]:
-            work.extend(split_units(page, node, page.depth[node] + 1, sizer)[::-1])
-        else:
-            out.append(unit)
-    return out
+    """Split every core unit over ``max_tokens`` one level deeper, until it fits or cannot.
+
+    Level by level: every unit still too big is split, and the counts of all their parts are
+    filled in at once; the result is the same as splitting each unit in turn."""
+    height, depth = page.height, page.depth
+    out = sizer.fill(units)
+    while True:
+        over = [
+            n
+            for n, u in enumerate(out)
+            if u.tokens > max_tokens and u.node >= 0 and height[u.node] > depth[u.node]
+        ]
+        if not over:
+            return out
+        parts = {n: split_units(page, out[n].node, depth[out[n].node] + 1, sizer) for n in over}
+        ahead = _ahead(page, [(out[n], parts[n]) for n in over], max_tokens, sizer)
+        sizer.fill([u for split in parts.values() for u in split], ahead)
+        out = [u for n, unit in enumerate(out) for u in parts.get(n, (unit,))]

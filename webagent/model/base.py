@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -85,6 +86,16 @@ class Backend(ABC):
     @abstractmethod
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` under this model's own tokenizer (or a stated upper estimate)."""
+
+    def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+        """``count_tokens`` of every text, in order: one request where a server takes several
+        texts at once (the counts must be the ones ``count_tokens`` gives)."""
+        return [self.count_tokens(text) for text in texts]
+
+    @property
+    def counts_remotely(self) -> bool:
+        """Whether each count is a request to a server (then counting many at once pays)."""
+        return False
 
     def count_message_tokens(self, messages: tuple[Message, ...]) -> int:
         """Tokens of a chat prompt, with a small allowance per message for the template."""

@@ -13,6 +13,7 @@ from types import TracebackType
 
 from webagent.errors import AwaitingAnswerError, ModelError
 from webagent.model.base import Backend, Completion, Message, Request
+from webagent.model.counting import TokenCounts
 from webagent.model.retry import RetryPolicy
 from webagent.model.usage import PhaseStats, UsageLedger, usage_diff
 
@@ -48,6 +49,7 @@ class Model:
         self._rng = rng or random.Random()
         self._ledger = UsageLedger()
         self._slots = threading.BoundedSemaphore(self.max_concurrency)
+        self._counts = TokenCounts(backend)
 
     # --- what the model is -------------------------------------------------------------
     @property
@@ -70,10 +72,20 @@ class Model:
     def max_concurrency(self) -> int:
         return max(1, self._backend.max_concurrency)
 
-    def count_tokens(self, text: str) -> int:
-        return self._backend.count_tokens(text)
+    @property
+    def count_tokens(self) -> TokenCounts:
+        """The one token counter every budget uses: ``count_tokens(text)``, and
+        ``count_tokens.many(texts)``; each distinct text is counted by the backend once."""
+        return self._counts
+
+    def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+        return self._counts.many(texts)
 
     def count_message_tokens(self, messages: tuple[Message, ...]) -> int:
+        if type(self._backend).count_message_tokens is Backend.count_message_tokens:
+            # the backend's own formula, on remembered counts
+            counts = self._counts.many([m.content for m in messages])
+            return sum(c + 8 for c in counts) + 4
         return self._backend.count_message_tokens(messages)
 
     # --- calling it --------------------------------------------------------------------

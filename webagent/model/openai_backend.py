@@ -14,7 +14,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from webagent.errors import ConfigError, FatalModelError, MissingDependencyError, ModelError
@@ -23,8 +24,10 @@ from webagent.model.chat_body import structured_kwargs
 from webagent.model.counters import chosen_counter
 from webagent.model.openai_errors import classify_openai_error, is_refused_format
 from webagent.model.server_extras import (
+    BatchCounter,
     Counter,
     NotOffered,
+    find_batch_counter,
     find_context_window,
     find_token_counter,
     server_root,
@@ -42,6 +45,8 @@ OPENAI_HOST = "api.openai.com"
 DEFAULT_CONTEXT_WINDOW = 8192
 _TOKEN_CACHE_SIZE = 4096
 _PROBE_TIMEOUT_S = 10.0
+#: token counters that ask the server (one request a count)
+_REMOTE_METHODS = ("llama-cpp-python", "llama.cpp")
 
 
 class OpenAIBackend(Backend):
@@ -69,6 +74,7 @@ class OpenAIBackend(Backend):
         self._counter: Counter | None = None
         self.token_count_method: str | None = None
         self._token_cache: OrderedDict[str, int] = OrderedDict()
+        self._batch: BatchCounter | Literal[False] | None = False  # False: not probed yet
 
     def _make_client(self, settings: ModelSettings) -> OpenAI:
         try:
@@ -189,6 +195,46 @@ class OpenAIBackend(Backend):
             while len(self._token_cache) > _TOKEN_CACHE_SIZE:
                 self._token_cache.popitem(last=False)
         return count
+
+    def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+        """Every text's count; those not yet known in one request where the server's
+        tokenizer takes several texts at once (``find_batch_counter``), else one by one."""
+        missing = [t for t in dict.fromkeys(texts) if t and t not in self._token_cache]
+        batch = self._batch_counter() if len(missing) > 1 else None
+        if batch is not None:
+            try:
+                found = dict(zip(missing, batch(missing), strict=True))
+            except NotOffered as exc:
+                log.warning(
+                    "%s: batched token counts failed (%s); counting one by one", self._where(), exc
+                )
+                self._batch = None
+            else:
+                with self._lock:
+                    self._token_cache.update(found)
+                    while len(self._token_cache) > _TOKEN_CACHE_SIZE:
+                        self._token_cache.popitem(last=False)
+                return [found[t] if t in found else self.count_tokens(t) for t in texts]
+        return [self.count_tokens(t) for t in texts]
+
+    @property
+    def counts_remotely(self) -> bool:
+        self._token_counter()
+        return self.token_count_method in _REMOTE_METHODS
+
+    def _batch_counter(self) -> BatchCounter | None:
+        counter = self._token_counter()
+        with self._lock:
+            if self._batch is False:
+                method = self.token_count_method or ""
+                if method in _REMOTE_METHODS and self._base_url:
+                    root = server_root(self._base_url)
+                    self._batch = find_batch_counter(
+                        root, self._api_key, _PROBE_TIMEOUT_S, method, counter
+                    )
+                else:
+                    self._batch = None
+            return self._batch
 
     def _token_counter(self) -> Counter:
         with self._lock:

@@ -155,6 +155,20 @@ class ReplicaPool(Backend):
     def count_tokens(self, text: str) -> int:
         return self._counted(lambda backend: backend.count_tokens(text))
 
+    def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+        many: list[int] = []
+
+        def count(backend: Backend) -> int:
+            many[:] = backend.count_tokens_many(texts)
+            return len(many)
+
+        self._counted(count)
+        return many
+
+    @property
+    def counts_remotely(self) -> bool:
+        return self.replicas[0].backend.counts_remotely
+
     def count_message_tokens(self, messages: tuple[Message, ...]) -> int:
         return self._counted(lambda backend: backend.count_message_tokens(messages))
 

@@ -16,6 +16,7 @@ import json
 import logging
 import threading
 from collections import defaultdict
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -77,11 +78,24 @@ class RecordingBackend(Backend):
 
     def count_tokens(self, text: str) -> int:
         count = self._inner.count_tokens(text)
+        self._record_count(text, count)
+        return count
+
+    def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+        counts = self._inner.count_tokens_many(texts)
+        for text, count in zip(texts, counts, strict=True):
+            self._record_count(text, count)
+        return counts
+
+    @property
+    def counts_remotely(self) -> bool:
+        return self._inner.counts_remotely
+
+    def _record_count(self, text: str, count: int) -> None:
         key = text_key(text)
         if key not in self._counted:
             self._counted.add(key)
             self._write({"kind": "tokens", "text": key, "chars": len(text), "count": count})
-        return count
 
     def _write(self, entry: dict[str, Any]) -> None:
         """Append one line (opening the file each time: nothing is lost if the run dies)."""

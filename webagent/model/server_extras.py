@@ -4,6 +4,12 @@
 * llama.cpp's own server: ``POST /tokenize {"content": text} -> {"tokens": [...]}``, and
   ``GET /props -> {"default_generation_settings": {"n_ctx": n}}``.
 
+Neither takes several texts in one request, but both parse special tokens in the text they
+tokenize, and a special token splits the text in two that are tokenized apart: the token list
+of ``a + SEP + b`` is that of ``a``, SEP's id, that of ``b``. :func:`find_batch_counter` finds
+such a separator and checks, on probe texts with spaces and newlines at their ends, that the
+counts it gives are those of one request per text; only then are texts counted many at once.
+
 Plain ``urllib`` is enough: these are small local JSON calls, not model calls.
 """
 
@@ -13,13 +19,21 @@ import http.client
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from webagent.errors import ModelTimeoutError, TransientModelError
 
 Counter = Callable[[str], int]
+BatchCounter = Callable[[Sequence[str]], list[int]]
+
+#: special tokens tried as the separator of a batch, in order
+SEPARATORS = ("<|endoftext|>", "<|im_end|>", "</s>", "<|eot_id|>", "<|end|>", "<eos>")
+#: texts whose batched counts must equal their own counts before batching is used
+BATCH_PROBES = ("probe", " a b ", "\n\n", "<div id=n1>x</div>\n", "é ü 名 ", "  x")
+#: characters of text sent in one batched request at most
+BATCH_CHARS = 1_000_000
 
 
 class NotOffered(Exception):
@@ -64,11 +78,11 @@ def find_token_counter(root: str, api_key: str | None, timeout: float) -> tuple[
     """The first tokenizer endpoint the server answers, as ``(method name, counter)``."""
 
     def llama_cpp_python(text: str) -> int:
-        answer = http_json(f"{root}/extras/tokenize/count", {"input": text}, api_key, timeout)
-        return _int_field(answer, "count")
+        url = f"{root}/extras/tokenize/count"
+        return _int_field(http_json(url, {"input": text}, api_key, _scaled(timeout, text)), "count")
 
     def llama_cpp(text: str) -> int:
-        answer = http_json(f"{root}/tokenize", {"content": text}, api_key, timeout)
+        answer = http_json(f"{root}/tokenize", {"content": text}, api_key, _scaled(timeout, text))
         tokens = answer.get("tokens") if isinstance(answer, dict) else None
         if not isinstance(tokens, list):
             raise NotOffered(f"{root}/tokenize answered no token list")
@@ -81,6 +95,104 @@ def find_token_counter(root: str, api_key: str | None, timeout: float) -> tuple[
             continue
         return name, counter
     raise NotOffered(f"{root} offers no tokenizer endpoint")
+
+
+def find_batch_counter(
+    root: str, api_key: str | None, timeout: float, method: str, count: Counter
+) -> BatchCounter | None:
+    """A counter of many texts per request that gives ``count``'s counts, or None."""
+    if method == "llama-cpp-python":
+
+        def tokenize(text: str) -> list[Any]:
+            answer = http_json(
+                f"{root}/extras/tokenize", {"input": text}, api_key, _scaled(timeout, text)
+            )
+            return _token_list(answer, root)
+
+    elif method == "llama.cpp":
+
+        def tokenize(text: str) -> list[Any]:
+            answer = http_json(
+                f"{root}/tokenize", {"content": text}, api_key, _scaled(timeout, text)
+            )
+            return _token_list(answer, root)
+
+    else:
+        return None
+    try:
+        bos = len(tokenize(""))
+        for separator in SEPARATORS:
+            alone = tokenize(separator)
+            if len(alone) != bos + 1 or _has_border(separator):
+                continue
+            batch = _Batched(tokenize, separator, alone[-1], bos, count)
+            if batch(BATCH_PROBES) == [count(t) for t in BATCH_PROBES]:
+                return batch
+    except NotOffered:
+        pass
+    return None
+
+
+class _Batched:
+    """Counts texts joined by a special-token separator, split again on its id."""
+
+    def __init__(
+        self,
+        tokenize: Callable[[str], list[Any]],
+        separator: str,
+        sep_id: Any,
+        bos: int,
+        count: Counter,
+    ) -> None:
+        self._tokenize, self._separator, self._sep_id = tokenize, separator, sep_id
+        self._bos, self._count = bos, count
+
+    def __call__(self, texts: Sequence[str]) -> list[int]:
+        counts: dict[int, int] = {}
+        chunk: list[int] = []
+        size = 0
+        for i, text in enumerate(texts):
+            if self._separator in text:  # it would split in two: on its own
+                counts[i] = self._count(text)
+                continue
+            if chunk and size + len(text) > BATCH_CHARS:
+                counts |= self._counted(texts, chunk)
+                chunk, size = [], 0
+            chunk.append(i)
+            size += len(text) + len(self._separator)
+        if chunk:
+            counts |= self._counted(texts, chunk)
+        return [counts[i] for i in range(len(texts))]
+
+    def _counted(self, texts: Sequence[str], indices: list[int]) -> dict[int, int]:
+        joined = self._separator.join(texts[i] for i in indices)
+        spans = [0]
+        for token in self._tokenize(joined)[self._bos :]:
+            if token == self._sep_id:
+                spans.append(0)
+            else:
+                spans[-1] += 1
+        if len(spans) != len(indices):
+            raise NotOffered("a batch split into the wrong number of texts")
+        return {i: n + self._bos for i, n in zip(indices, spans, strict=True)}
+
+
+def _scaled(timeout: float, text: str) -> float:
+    """A batch's timeout: the probe timeout, and a second more per 100,000 characters."""
+    return timeout + len(text) / 100_000
+
+
+def _has_border(separator: str) -> bool:
+    """Whether a proper prefix of ``separator`` is also its suffix (a text ending in it could
+    then run into the separator)."""
+    return any(separator.endswith(separator[:k]) for k in range(1, len(separator)))
+
+
+def _token_list(answer: Any, root: str) -> list[Any]:
+    tokens = answer.get("tokens") if isinstance(answer, dict) else None
+    if not isinstance(tokens, list):
+        raise NotOffered(f"{root} answered no token list")
+    return tokens
 
 
 def find_context_window(root: str, base_url: str, api_key: str | None, timeout: float) -> int:

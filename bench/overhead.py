@@ -1,0 +1,333 @@
+"""The agent's own cost per step: tokenize requests and CPU time outside model calls.
+
+Starts ``python -m llama_cpp.server`` over the embedded SmolLM2 GGUF and runs every agent on the
+steps of ``../shared/intent_tasks`` (the saved pages, tasks in a person's words), one model per
+agent for all its steps, as an evaluation run does. Token counts go to the server
+(``/extras/tokenize/count`` and ``/extras/tokenize``, through the OpenAI backend's own
+counting); the answers come from a scripted policy (``POLICY``: extractive gists, no gist
+calls), so a step's time is the agent's own. Per step it records the tokenize requests and
+the process's CPU time outside model calls, beside the same steps counted with the byte
+estimate (no server).
+
+    PYTHONPATH=. python bench/overhead.py [--limit N] [--agents a,b] [--out bench/results]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from benchkit import REPO, find_shared, markdown_table, median, publish, sha12
+from server_load import llama_server
+
+from webagent.agents.registry import AgentSettings, build_agent
+from webagent.contracts import Observation
+from webagent.memory import SHOWN_ID
+from webagent.model import server_extras
+from webagent.model.base import Backend, Completion, Request
+from webagent.model.client import Model
+from webagent.model.factory import build_backend
+from webagent.model.settings import ModelSettings
+from webagent.tokens import estimate_tokens
+
+AGENTS = (
+    "raw-html",
+    "raw-html-paper",
+    "retrieval",
+    "gist-only",
+    "readagent-p",
+    "readagent-s",
+    "mindact",
+)
+BUDGET = 8192
+TARGET_REQUESTS = 10
+TARGET_CPU_S = 0.1
+POLICY = {
+    "gist": "extractive gists (gister=extractive): no gist calls",
+    "lookup": "the parts whose gist line shares most words with the task, max_lookup of them "
+    "(ReadAgent-S: one a round, never STOP early)",
+    "act": "the gold element if the prompt shows it, else the first id shown; the gold op and "
+    "value",
+    "mindact": "the option holding the gold element, else A",
+}
+_WORD = re.compile(r"\w{3,}")
+_GIST_LINE = re.compile(r"^\[Part (\d+)\] \(gist\) (.*)$", re.MULTILINE)
+_OPENED = re.compile(r"Parts opened so far: ([^.\n]*)\.")
+_OPTION = re.compile(r"^([A-Z])\. .*?\bid=\"?([^\s>\"',);\]]+)", re.MULTILINE)
+
+
+class Policy:
+    """Answers from the request and the step's gold alone (see ``POLICY``)."""
+
+    def __init__(self) -> None:
+        self.gold: tuple[str, ...] = ()
+        self.op, self.value = "CLICK", ""
+
+    def __call__(self, request: Request) -> str:
+        text = request.messages[-1].content
+        properties = (request.json_schema or {}).get("properties", {})
+        if request.phase == "lookup":
+            return self._lookup(text, properties)
+        if "choice" in properties:
+            letters = properties["choice"]["enum"]
+            chosen = next((m[1] for m in _OPTION.findall(text) if m[1] in self.gold), None)
+            letter = next((m[0] for m in _OPTION.findall(text) if m[1] == chosen), letters[0])
+            return json.dumps({"choice": letter, "op": self.op, "value": self.value or "x"})
+        prompt = "\n".join(m.content for m in request.messages)
+        shown = list(dict.fromkeys(SHOWN_ID.findall(prompt)))
+        element = next((i for i in self.gold if i in shown), shown[0] if shown else "none")
+        return json.dumps({"element_id": element, "op": self.op, "value": self.value or "x"})
+
+    def _lookup(self, text: str, properties: dict[str, Any]) -> str:
+        task = set(_WORD.findall(text.split("Previous actions", maxsplit=1)[0].lower()))
+        lines = _GIST_LINE.findall(text)
+        ranked = sorted(
+            lines, key=lambda p: (-len(task & set(_WORD.findall(p[1].lower()))), int(p[0]))
+        )
+        parts = [int(n) for n, _ in ranked]
+        if "pages" in properties:
+            return json.dumps({"pages": parts[:5], "reason": "policy"})
+        match = _OPENED.search(text)
+        opened = set() if match is None or match.group(1) == "none" else match.group(1).split(", ")
+        page = next((str(n) for n in parts if str(n) not in opened), "STOP")
+        return json.dumps({"page": page, "reason": "policy"})
+
+
+class ScriptedCounting(Backend):
+    """The policy's answers; token counts from ``counter`` (a server's, or the estimate)."""
+
+    def __init__(self, policy: Policy, counter: Backend | None) -> None:
+        self.name = "scripted"
+        self.context_window = BUDGET
+        self._policy, self._counter = policy, counter
+        self.answer_cpu_s = 0.0
+
+    def complete(self, request: Request, timeout_s: float) -> Completion:
+        started = time.process_time()
+        text = self._policy(request)
+        self.answer_cpu_s += time.process_time() - started
+        return Completion(text=text, model=self.name)
+
+    def count_tokens(self, text: str) -> int:
+        return self._counter.count_tokens(text) if self._counter else estimate_tokens(text)
+
+    def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+        if self._counter is None:
+            return [estimate_tokens(t) for t in texts]
+        many = getattr(self._counter, "count_tokens_many", None)
+        return many(texts) if many else [self._counter.count_tokens(t) for t in texts]
+
+    @property
+    def counts_remotely(self) -> bool:
+        return bool(getattr(self._counter, "counts_remotely", False))
+
+
+@contextmanager
+def counted_requests() -> Iterator[list[str]]:
+    """Every tokenizer request the model layer sends (``server_extras.http_json``)."""
+    urls: list[str] = []
+    original = server_extras.http_json
+
+    def counting(url: str, *args: Any, **kwargs: Any) -> Any:
+        urls.append(url)
+        return original(url, *args, **kwargs)
+
+    server_extras.http_json = counting  # type: ignore[assignment]
+    try:
+        yield urls
+    finally:
+        server_extras.http_json = original  # type: ignore[assignment]
+
+
+SHARED = find_shared()
+
+
+def intent_steps(limit: int | None, every: int = 1) -> list[dict[str, Any]]:
+    out = Path(tempfile.mkdtemp(prefix="overhead-")) / "intent_tasks.json"
+    specs = sorted((SHARED / "intent_tasks").glob("specs_*.jsonl"))
+    tool = SHARED / "tools" / "build_intent_tasks.py"
+    command = [sys.executable, str(tool), str(SHARED / "pages"), *map(str, specs)]
+    subprocess.run([*command, "--out", str(out)], check=True, capture_output=True)
+    steps = []
+    for task in json.loads(out.read_text(encoding="utf-8"))[::every][:limit]:
+        for i, action in enumerate(task["actions"]):
+            steps.append(
+                {
+                    "task_id": task["annotation_id"],
+                    "index": i,
+                    "task": task["confirmed_task"],
+                    "previous": list(task["action_reprs"][:i]),
+                    "html": action["cleaned_html"],
+                    "gold": tuple(c["backend_node_id"] for c in action["pos_candidates"]),
+                    "op": action["operation"]["op"],
+                    "value": action["operation"].get("value") or "",
+                }
+            )
+    return steps
+
+
+def run_agent(
+    agent: str, steps: list[dict[str, Any]], counter: Backend | None, urls: list[str]
+) -> list[dict[str, Any]]:
+    policy = Policy()
+    backend = ScriptedCounting(policy, counter)
+    model = Model(backend, sleep=lambda _: None)
+    settings = AgentSettings(agent=agent, context_budget=BUDGET, gister="extractive")  # type: ignore[arg-type]
+    built = build_agent(settings, model, None)
+    model.count_tokens("warm up")  # the server's tokenizer probed once per run, not per step
+    rows = []
+    for step in steps:
+        policy.gold, policy.op, policy.value = step["gold"], step["op"], step["value"]
+        observation = Observation(
+            task=step["task"], previous_actions=step["previous"], html=step["html"]
+        )
+        before_urls, answer_cpu = len(urls), backend.answer_cpu_s
+        cpu, wall = time.process_time(), time.perf_counter()
+        trace = built.step(observation)
+        cpu = time.process_time() - cpu - (backend.answer_cpu_s - answer_cpu)
+        rows.append(
+            {
+                "task_id": step["task_id"],
+                "step": step["index"],
+                "bytes": len(step["html"]),
+                "tokenize_requests": len(urls) - before_urls,
+                "cpu_s": cpu,
+                "wall_s": time.perf_counter() - wall,
+                "segment_s": trace.timings.get("segment_s", 0.0),
+                "calls": len(trace.calls),
+                "error": trace.error_class,
+            }
+        )
+    return rows
+
+
+def p95(values: list[float]) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(0.95 * len(s)))] if s else float("nan")
+
+
+def tables(results: dict[str, dict[str, list[dict[str, Any]]]]) -> tuple[str, dict[str, Any]]:
+    rows, summary = [], {}
+    for agent, runs in results.items():
+        server, estimate = runs["server"], runs["estimate"]
+        requests = [float(r["tokenize_requests"]) for r in server]
+        cpu = [r["cpu_s"] for r in server]
+        cpu_est = [r["cpu_s"] for r in estimate]
+        figures = {
+            "tokenize_requests_median": median(requests),
+            "tokenize_requests_p95": p95(requests),
+            "tokenize_requests_max": max(requests),
+            "cpu_s_median": median(cpu),
+            "cpu_s_p95": p95(cpu),
+            "cpu_s_median_estimate": median(cpu_est),
+            "cpu_s_p95_estimate": p95(cpu_est),
+            "steps": len(server),
+            "errors": sorted({str(r["error"]) for r in server if r["error"]}),
+        }
+        summary[agent] = figures
+        rows.append(
+            [
+                agent,
+                figures["tokenize_requests_median"],
+                figures["tokenize_requests_p95"],
+                figures["tokenize_requests_max"],
+                figures["cpu_s_median"],
+                figures["cpu_s_p95"],
+                figures["cpu_s_median_estimate"],
+                figures["cpu_s_p95_estimate"],
+            ]
+        )
+    n_steps = len(next(iter(results.values()))["server"]) if results else 0
+    table = markdown_table(
+        [
+            "agent",
+            "tokenize requests/step median",
+            "p95",
+            "max",
+            "CPU s/step (SmolLM2 server counter) median",
+            "p95",
+            "CPU s/step (estimate) median",
+            "p95",
+        ],
+        rows,
+    )
+    met_requests = all(
+        f["tokenize_requests_median"] <= TARGET_REQUESTS
+        and f["tokenize_requests_p95"] <= TARGET_REQUESTS
+        for f in summary.values()
+    )
+    met_cpu = all(f["cpu_s_median"] <= TARGET_CPU_S for f in summary.values())
+    text = (
+        f"## The agent's own cost per step ({n_steps} intent-task steps on the saved pages, "
+        f"budget {BUDGET})\n\n{table}\n\n"
+        f"Token counts from a real `llama_cpp.server` over SmolLM2 (its `/extras/tokenize` "
+        f"endpoints, through the OpenAI backend), one model per agent across all steps; CPU is "
+        f"this process's time per step outside model calls (the server's own tokenizing not "
+        f"included); the estimate columns count with the byte estimate and no server. "
+        f"Targets: at most {TARGET_REQUESTS} tokenize requests per step (median and p95): "
+        f"{'met' if met_requests else 'NOT met'}; CPU at most {TARGET_CPU_S} s per step "
+        f"(median, server counter): {'met' if met_cpu else 'NOT met'}.\n\n"
+        "Scripted answering policy (no model answers):\n"
+        + "\n".join(f"- {k}: {v}" for k, v in POLICY.items())
+    )
+    return text, summary
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=None, help="first N intent tasks")
+    parser.add_argument("--every", type=int, default=1, help="every Nth intent task")
+    parser.add_argument("--agents", default=",".join(AGENTS))
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    parser.add_argument("--no-summary", action="store_true", help="do not write the summary")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    steps = intent_steps(args.limit, args.every)
+    agents = args.agents.split(",")
+    results: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    with llama_server() as base_url, counted_requests() as urls:
+        settings = ModelSettings(
+            backend="openai", base_url=base_url, model="smollm2", context_window=BUDGET
+        )
+        for agent in agents:
+            server = build_backend(settings)
+            results[agent] = {"server": run_agent(agent, steps, server, urls)}
+            results[agent]["estimate"] = run_agent(agent, steps, None, urls)
+            server.close()
+            figures = tables({agent: results[agent]})[1][agent]
+            print(agent, json.dumps(figures), flush=True)
+    text, summary = tables(results)
+    settings_out = {
+        "budget": BUDGET,
+        "agents": agents,
+        "policy": POLICY,
+        "limit": args.limit,
+        "every": args.every,
+    }
+    data = {"pages_sha12": sha12(SHARED / "pages"), "steps": str(len(steps))}
+    if args.no_summary:
+        print(text)
+        return
+    publish(
+        "overhead",
+        args.out,
+        settings=settings_out,
+        data=data,
+        started=started,
+        text=text,
+        summary=summary,
+        steps=results,
+    )
+
+
+if __name__ == "__main__":
+    main()

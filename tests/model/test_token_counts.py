@@ -1,0 +1,72 @@
+"""``Model.count_tokens``: each distinct text counted by the backend once, many texts in one
+request where the server's tokenizer allows it, and always the counts one request a text gives."""
+
+from __future__ import annotations
+
+from fakes.openai_server import SPECIAL, FakeOpenAIServer
+
+from webagent.model.client import Model
+from webagent.model.factory import build_model
+from webagent.model.scripted import ScriptedBackend
+from webagent.model.settings import ModelSettings
+from webagent.tokens import count_many, estimate_tokens
+
+
+class Counting(ScriptedBackend):
+    def __init__(self) -> None:
+        super().__init__([])
+        self.counted: list[str] = []
+
+    def count_tokens(self, text: str) -> int:
+        self.counted.append(text)
+        return estimate_tokens(text)
+
+
+def test_each_distinct_text_is_counted_once() -> None:
+    backend = Counting()
+    model = Model(backend)
+    texts = ["a b c", "a b c", "", "d e"]
+    assert [model.count_tokens(t) for t in texts] == [estimate_tokens(t) for t in texts]
+    assert model.count_tokens.many([*texts, "f"]) == [estimate_tokens(t) for t in [*texts, "f"]]
+    assert count_many(model.count_tokens, ["d e", "g"]) == [estimate_tokens("d e"), 1]
+    assert sorted(backend.counted) == sorted(["a b c", "", "d e", "f", "g"])
+    assert not model.count_tokens.round_trips
+
+
+def test_remembered_counts_are_bounded_by_characters() -> None:
+    from webagent.model.counting import TokenCounts
+
+    backend = Counting()
+    counts = TokenCounts(backend, max_chars=10)
+    for text in ("aaaa", "bbbb", "cccc", "aaaa"):
+        counts(text)
+    assert backend.counted == ["aaaa", "bbbb", "cccc", "aaaa"]  # "aaaa" was let go
+
+
+def _model(base_url: str) -> Model:
+    settings = ModelSettings(
+        backend="openai", model="fake-model", base_url=base_url, max_retries=0, timeout_s=5.0
+    )
+    return build_model(settings, sleep=lambda _s: None)
+
+
+def test_many_texts_are_counted_in_one_request_where_the_server_allows() -> None:
+    texts = ["one two", " three ", "four five six\n", f"with {SPECIAL} inside", "one two"]
+    with FakeOpenAIServer(tokenizer="llama-cpp-python") as fake, _model(fake.base_url) as model:
+        model.count_tokens("warm")
+        assert model.count_tokens.round_trips
+        first = model.count_tokens.many(texts[:3])  # probes the batch endpoint, then one call
+        fake.paths.clear()
+        counts = model.count_tokens.many(["seven eight", "nine", *texts])
+        # the text holding the separator is counted on its own; the rest in one request
+        assert fake.paths == ["/extras/tokenize/count", "/extras/tokenize"]
+    assert first == [2, 1, 3]
+    assert counts == [2, 1, 2, 1, 3, 3, 2]  # the fake's /extras/tokenize/count: one per word
+
+
+def test_no_batch_endpoint_means_one_request_a_text() -> None:
+    with FakeOpenAIServer(tokenizer="llama.cpp") as fake, _model(fake.base_url) as model:
+        model.count_tokens("warm")
+        fake.paths.clear()
+        assert model.count_tokens.many(["a b", "c d e"]) == [2, 3]
+        assert fake.paths.count("/tokenize") >= 2

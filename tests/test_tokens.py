@@ -1,0 +1,91 @@
+"""Exact cutting: ``truncate_to_tokens`` and ``last_fitting`` take the path of a plain binary
+search under any counter, monotone or not, remote (speculative probes) or not."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from webagent.tokens import estimate_tokens, last_fitting, truncate_to_tokens
+
+
+def _sequential(text: str, budget: int, count: object) -> str:
+    """main's truncate_to_tokens, as it was."""
+    assert callable(count)
+    if budget <= 0:
+        return ""
+    if count(text) <= budget:
+        return text
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if count(text[:middle]) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low]
+
+
+class Remote:
+    """A counter that makes round trips: ``many`` is one request; counts wobble."""
+
+    round_trips = True
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.requests = 0
+
+    def __call__(self, text: str) -> int:
+        self.requests += 1
+        return self._count(text)
+
+    def many(self, texts: Sequence[str]) -> list[int]:
+        self.requests += 1
+        return [self._count(t) for t in texts]
+
+    def _count(self, text: str) -> int:
+        # roughly a token per 3 characters, off by one here and there (not monotone)
+        wobble = random.Random(f"{self.seed}:{len(text)}").choice((-1, 0, 0, 1))
+        return max(0, len(text) // 3 + wobble)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.text(alphabet="ab <>/=é", min_size=0, max_size=3000),
+    st.integers(min_value=-1, max_value=1200),
+    st.integers(min_value=0, max_value=5),
+)
+def test_remote_truncation_is_the_sequential_one(text: str, budget: int, seed: int) -> None:
+    remote = Remote(seed)
+    assert truncate_to_tokens(text, budget, remote) == _sequential(text, budget, Remote(seed))
+
+
+@given(st.text(max_size=2000), st.integers(min_value=-1, max_value=900))
+def test_estimate_truncation_is_the_sequential_one(text: str, budget: int) -> None:
+    assert truncate_to_tokens(text, budget, estimate_tokens) == _sequential(
+        text, budget, estimate_tokens
+    )
+
+
+def test_a_remote_search_takes_a_few_requests() -> None:
+    text = "word " * 20_000  # 100,000 characters: 17 sequential probes
+    remote = Remote(0)
+    cut = truncate_to_tokens(text, 4000, remote)
+    assert cut == _sequential(text, 4000, Remote(0))
+    assert remote.requests <= 4  # the whole text, then the probes in one or two requests
+
+
+def test_last_fitting_on_any_probe() -> None:
+    words = [f"w{i}" for i in range(300)]
+    remote = Remote(3)
+
+    def probe(n: int) -> str:
+        return " ".join(words[:n])
+
+    low = last_fitting(0, 300, probe, 200, remote)
+    plain = Remote(3)
+    plain.round_trips = False  # type: ignore[misc]
+    assert low == last_fitting(0, 300, probe, 200, plain)

@@ -1,0 +1,86 @@
+"""``TokenCounts``: the model's one token counter, each distinct text counted once.
+
+``Model.count_tokens`` is this object: called with a text it answers the backend's count;
+``many(texts)`` counts several at once (``Backend.count_tokens_many``: one request where the
+server can take several texts). Counts are remembered, least recently used first out, up to
+``max_chars`` characters of text, across steps: a page's fragments, the prompt's fixed parts
+and the previous actions are counted once for as long as they are seen. A count is the
+backend's own, so remembering it changes no decision.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from webagent.model.base import Backend
+
+#: characters of counted text remembered (about 16 MB of strings the caller already holds)
+MAX_REMEMBERED_CHARS = 16_000_000
+
+
+class TokenCounts:
+    def __init__(self, backend: Backend, max_chars: int = MAX_REMEMBERED_CHARS) -> None:
+        self._backend = backend
+        self._max_chars = max_chars
+        self._memo: OrderedDict[str, int] = OrderedDict()
+        self._chars = 0
+        self._lock = threading.Lock()
+        #: backend calls made (``count_tokens`` or one ``count_tokens_many``) and texts sent
+        self.backend_calls = 0
+        self.texts_counted = 0
+
+    @property
+    def round_trips(self) -> bool:
+        """Whether each backend count is a request to a server (then batching pays)."""
+        return self._backend.counts_remotely
+
+    def __call__(self, text: str) -> int:
+        with self._lock:
+            cached = self._memo.get(text)
+            if cached is not None:
+                self._memo.move_to_end(text)
+                return cached
+        count = self._backend.count_tokens(text)
+        self._remember({text: count}, calls=1)
+        return count
+
+    def many(self, texts: Sequence[str]) -> list[int]:
+        """The count of every text, in order; the ones not yet known in one backend call."""
+        known: dict[str, int] = {}
+        with self._lock:
+            for text in texts:
+                if text not in known and (cached := self._memo.get(text)) is not None:
+                    self._memo.move_to_end(text)
+                    known[text] = cached
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            counts = (
+                [self._backend.count_tokens(missing[0])]
+                if len(missing) == 1
+                else self._backend.count_tokens_many(missing)
+            )
+            found = dict(zip(missing, counts, strict=True))
+            self._remember(found, calls=1)
+            known |= found
+        return [known[t] for t in texts]
+
+    def _remember(self, counts: dict[str, int], calls: int) -> None:
+        with self._lock:
+            self.backend_calls += calls
+            self.texts_counted += len(counts)
+            for text, count in counts.items():
+                if text not in self._memo:
+                    self._chars += len(text)
+                self._memo[text] = count
+            while self._chars > self._max_chars and self._memo:
+                old, _ = self._memo.popitem(last=False)
+                self._chars -= len(old)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._memo.clear()
+            self._chars = 0
