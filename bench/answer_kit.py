@@ -47,10 +47,14 @@ def render(entry: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def split(requests: Path, out: Path, size: int) -> int:
-    """Chunks of the requests the answers file does not answer yet."""
+def split(requests: Path, out: Path, size: int, busy: list[Path]) -> int:
+    """Chunks of the requests the answers file does not answer yet and no chunk under a
+    ``busy`` folder holds (being answered)."""
     chunks = 0
     answered = set(read_answers(ANSWERS))
+    for folder in busy:
+        for keys in folder.glob("*/keys.json"):
+            answered.update(item["key"] for item in json.loads(keys.read_text()).values())
     for path in sorted(requests.glob("*/requests.jsonl")):
         entries = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         entries = [e for e in entries if e["custom_id"] not in answered]
@@ -93,12 +97,15 @@ def main() -> int:
     s.add_argument("requests", type=Path)
     s.add_argument("--out", type=Path, required=True)
     s.add_argument("--size", type=int, default=40)
+    s.add_argument(
+        "--busy", type=Path, action="append", default=[], help="chunks being answered: skip"
+    )
     c = sub.add_parser("collect", help="answer files -> the answers file")
     c.add_argument("chunks", type=Path)
     c.add_argument("--how", required=True, help="who answered, and how (recorded per answer)")
     args = parser.parse_args()
     if args.command == "split":
-        return split(args.requests, args.out, args.size)
+        return split(args.requests, args.out, args.size, args.busy)
     return collect(args.chunks, args.how)
 
 

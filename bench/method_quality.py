@@ -45,6 +45,7 @@ SUMMARIES = REPO / "bench" / "summaries"
 MODEL = "claude-helper"
 #: the window the batch backend is told; every row's own budget is below it
 WINDOW = 131072
+#: a row some of whose requests have no answer: a prompt changed since, or not answered yet
 STALE = "stale"
 
 
@@ -138,7 +139,7 @@ def row_figures(row: Row, work: Path, answered: set[str]) -> dict[str, Any]:
         interval = overall.ci.get(name)
         return [round(interval.low, 4), round(interval.high, 4)] if interval else None
 
-    return {
+    figures: dict[str, Any] = {
         "row": row.label,
         "agent": row.agent,
         "gister": row.gister,
@@ -161,6 +162,15 @@ def row_figures(row: Row, work: Path, answered: set[str]) -> dict[str, Any]:
         "gold_shown": None if diag.gold_shown_rate is None else round(diag.gold_shown_rate, 4),
         "error_classes": dict(sorted(diag.error_classes.items())),
     }
+    if pending:  # over part of the steps: no figure of the row
+        figures.update(dict.fromkeys(_FIGURES))
+    return figures
+
+
+_FIGURES = (
+    "step_sr", "step_sr_ci", "element_acc", "element_acc_ci", "op_f1", "op_f1_ci", "task_sr",
+    "task_sr_ci", "input_tokens_per_step", "calls_per_step", "gold_shown",
+)  # fmt: skip
 
 
 def _pct(value: float | None, ci: list[float] | None = None) -> str:
@@ -176,7 +186,9 @@ def table(rows: list[dict[str, Any]]) -> str:
         "task SR % [95% CI]", "input tok/step", "calls/step", "gold in act prompt %", "status",
     ]  # fmt: skip
     body = [
-        [
+        [r["row"], *["—"] * 7, f"{STALE}: {r['requests_to_answer']} requests to answer"]
+        if r["status"] == STALE
+        else [
             r["row"],
             _pct(r["step_sr"], r["step_sr_ci"]),
             _pct(r["element_acc"]),
@@ -185,7 +197,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{r['input_tokens_per_step']:,.0f}",
             f"{r['calls_per_step']:.2f}",
             _pct(r["gold_shown"]),
-            r["status"] if r["status"] != STALE else f"stale: {r['requests_to_answer']} to answer",
+            r["status"],
         ]
         for r in rows
     ]
@@ -241,7 +253,7 @@ def summary(rows: list[dict[str, Any]], data: Path) -> tuple[dict[str, Any], str
         [
             "# The method's quality with a capable model (168 intent steps, 28 real pages)",
             "",
-            f"Answers: {who}, each request read alone; made at commit {at}. Replayed by "
+            f"Answers: {who}; the requests were made at commit {at}. Replayed by "
             "`python bench/method_quality.py` (no model, no network). The tasks are the "
             "repository's own `../shared/intent_tasks` (person-phrased; the look-up selectors "
             "were chosen on them), scored as the official Mind2Web code does (micro step SR, "
@@ -250,7 +262,8 @@ def summary(rows: list[dict[str, Any]], data: Path) -> tuple[dict[str, Any], str
             table(rows),
             "",
             (
-                f"Stale rows (a request changed since it was answered): {', '.join(stale)}."
+                f"Stale rows (some requests have no answer: not answered yet, or changed since "
+                f"they were answered; their figures are not shown): {', '.join(stale)}."
                 if stale
                 else "Every row is answered in full."
             ),
