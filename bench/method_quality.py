@@ -340,7 +340,10 @@ def check(payload: dict[str, Any], text: str) -> int:
         if row["status"] == STALE:
             print(f"stale: {row['row']}: {row['requests_to_answer']} requests to answer again "
                   "(python bench/method_quality.py --requests DIR)", file=sys.stderr)  # fmt: skip
-        elif before.get(row["row"]) != row:
+        elif before.get(row["row"], {}).get("status") != "answered":
+            print(f"newly answered: {row['row']} (run bench/method_quality.py to record it)",
+                  file=sys.stderr)  # fmt: skip
+        elif before[row["row"]] != row:
             failed.append(row["row"])
     for label in failed:
         print(f"changed: {label} no longer scores as committed", file=sys.stderr)
