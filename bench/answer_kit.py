@@ -22,12 +22,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchkit import REPO
+from method_quality import ANSWERS, MODEL
 
 from webagent.model.answer_file import Answer, append_answers, read_answers
-
-ANSWERS = REPO / "bench" / "data" / "method_answers" / "answers.jsonl"
-MODEL = "claude-helper"
 
 
 def render(entry: dict[str, Any]) -> str:

@@ -14,11 +14,14 @@ import threading
 from collections.abc import Callable, Iterable
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from .loopback import LoopbackServer
+from .openai_server import completion_body
 
-class FakeBatchAPI:
+
+class FakeBatchAPI(LoopbackServer):
     def __init__(
         self,
         answer: Callable[[dict[str, Any]], str],
@@ -35,24 +38,7 @@ class FakeBatchAPI:
         self.batches: dict[str, dict[str, Any]] = {}
         self.created = 0  # batches created
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def __enter__(self) -> FakeBatchAPI:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        super().__init__(_handler_for(self))
 
     def add_file(self, content: bytes) -> str:
         with self._lock:
@@ -105,7 +91,7 @@ class FakeBatchAPI:
                     {"id": f"r{number}", "custom_id": key, "response": None, "error": error}
                 )
                 continue
-            body = _completion(self.answer(request["body"]), request["body"]["model"])
+            body = completion_body(self.answer(request["body"]), request["body"]["model"], (0, 0))
             response = {"status_code": 200, "request_id": f"q{number}", "body": body}
             out.append({"id": f"r{number}", "custom_id": key, "response": response, "error": None})
         batch["output_file_id"] = self.add_file(_jsonl(out))
@@ -119,23 +105,6 @@ class FakeBatchAPI:
 
 def _jsonl(entries: list[dict[str, Any]]) -> bytes:
     return "".join(json.dumps(e) + "\n" for e in entries).encode()
-
-
-def _completion(reply: str, model: str) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-batch",
-        "object": "chat.completion",
-        "created": 0,
-        "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": reply},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-    }
 
 
 def _multipart_file(content_type: str, data: bytes) -> bytes:

@@ -36,14 +36,16 @@ import json
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
+
+from .loopback import LoopbackServer
 
 Tokenizer = Literal["llama-cpp-python", "llama.cpp"] | None
 HANG_LIMIT_S = 60.0
 
 
-class FakeOpenAIServer:
+class FakeOpenAIServer(LoopbackServer):
     def __init__(
         self,
         script: Iterable[str] = (),
@@ -73,27 +75,8 @@ class FakeOpenAIServer:
         self.chat_requests: list[dict[str, Any]] = []
         self.chat_clients: list[tuple[str, int]] = []  # (host, port) each request came from
         self.paths: list[str] = []
-        self.stopping = threading.Event()
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def __enter__(self) -> FakeOpenAIServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stopping.set()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        super().__init__(_handler_for(self))
 
     def next_behaviour(self, body: dict[str, Any]) -> str:
         with self._lock:
@@ -122,7 +105,8 @@ class FakeOpenAIServer:
                 self.in_flight -= 1
 
 
-def _completion(reply: str, model: str) -> dict[str, Any]:
+def completion_body(reply: str, model: str, usage: tuple[int, int] = (11, 3)) -> dict[str, Any]:
+    """A chat completion answering ``reply`` (``usage``: prompt and completion tokens)."""
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
@@ -135,7 +119,11 @@ def _completion(reply: str, model: str) -> dict[str, Any]:
                 "finish_reason": "stop",
             }
         ],
-        "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14},
+        "usage": {
+            "prompt_tokens": usage[0],
+            "completion_tokens": usage[1],
+            "total_tokens": sum(usage),
+        },
     }
 
 
@@ -197,7 +185,7 @@ def _handler_for(fake: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
         def _chat(self, behaviour: str, body: dict[str, Any]) -> None:
             model = str(body.get("model"))
             if behaviour == "ok":
-                self._send(200, _completion(fake.reply_to(body), model))
+                self._send(200, completion_body(fake.reply_to(body), model))
             elif behaviour in ("500", "503", "429", "400", "401"):
                 self._send(int(behaviour), _error(int(behaviour), f"scripted {behaviour}"))
             elif behaviour == "context":
@@ -208,7 +196,9 @@ def _handler_for(fake: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             elif behaviour == "garbage":
                 self._raw(b"<html>502 Bad Gateway</html>", announced=None)
             elif behaviour == "truncated":
-                self._raw(json.dumps(_completion(fake.reply, model)).encode()[:40], announced=400)
+                self._raw(
+                    json.dumps(completion_body(fake.reply, model)).encode()[:40], announced=400
+                )
             elif behaviour == "no_choices":
                 self._send(200, {"id": "x", "object": "chat.completion", "choices": []})
             else:

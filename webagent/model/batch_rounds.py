@@ -105,9 +105,6 @@ class BatchFolder:
         """Rounds whose results have not come yet."""
         return [r for r in self.rounds().rounds if r.status == "waiting"]
 
-    def waiting_keys(self) -> set[str]:
-        return {key for r in self.waiting() for key in r.keys}
-
     # --- staging what the backend met ----------------------------------------------------
     def stage(self, key: str, body: dict[str, Any], phase: str) -> None:
         """Keep a request the backend met without an answer for the next round (once)."""
