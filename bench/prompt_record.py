@@ -27,7 +27,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,6 +82,8 @@ def answer(request: Request) -> str:
         match = re.search(r"<page_part>\n(.*)\n</page_part>", text, re.DOTALL)
         return _gist(match.group(1) if match else text)
     if request.phase == "lookup":
+        if "sections" in properties:  # a levelled memory's section round
+            return json.dumps({"sections": [1, 2], "reason": "policy"})
         if "pages" in properties:
             return json.dumps({"pages": [1, 2, 3], "reason": "policy"})
         opened = re.search(r"Parts opened so far: ([^.\n]*)\.", text)
@@ -133,9 +135,12 @@ def record(
     agents: Iterable[str] | None = None,
     *,
     remote: bool = False,
+    settings: Mapping[str, object] | None = None,
+    levelled: set[str] | None = None,
 ) -> dict[str, list[str]]:
     """Per ``agent|gister|budget|page``: the cache key of every request, in order (two steps:
-    without previous actions, then with the page's)."""
+    without previous actions, then with the page's). ``settings``: more agent settings;
+    ``levelled`` gets the cases in which a step gave the page memory levels."""
     out: dict[str, list[str]] = {}
     pages = list(pages)
     for agent in agents or agent_names():
@@ -143,22 +148,25 @@ def record(
             for budget in budgets:
                 backend = RecordingScripted(counter, remote)
                 model = Model(backend, sleep=lambda _: None)
-                settings = AgentSettings(
+                agent_settings = AgentSettings(
                     agent=agent,  # type: ignore[arg-type]
                     context_budget=budget,
                     gister=gister,  # type: ignore[arg-type]
+                    **(settings or {}),  # type: ignore[arg-type]
                 )
-                built = build_agent(settings, model, None)
+                built = build_agent(agent_settings, model, None)
                 for page in pages:
                     start = len(backend.requests)
+                    case = f"{agent}|{gister}|{budget}|{page.name}"
                     for previous in ((), page.previous):
-                        built.step(
+                        trace = built.step(
                             Observation(
                                 task=page.task, previous_actions=list(previous), html=page.html
                             )
                         )
-                    keys = [r.cache_key(MODEL_NAME) for r in backend.requests[start:]]
-                    out[f"{agent}|{gister}|{budget}|{page.name}"] = keys
+                        if trace.sections and levelled is not None:
+                            levelled.add(case)
+                    out[case] = [r.cache_key(MODEL_NAME) for r in backend.requests[start:]]
     return out
 
 

@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "webagent.model": 1,
     "webagent.gist": 2,
     "webagent.memory": 3,
+    "webagent.levels": 3,
     "webagent.lookup": 3,
     "webagent.retrieval": 3,
     "webagent.act": 4,

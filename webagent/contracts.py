@@ -114,6 +114,15 @@ class LookupRound(BaseModel):
     assisted: list[int] = Field(
         default_factory=list, description="0-based fragments retrieval added in free slots"
     )
+    level: int = Field(
+        default=0,
+        description="0: a round over parts; 1: over the top sections of a levelled memory, "
+        "2: over the sections inside those, ...",
+    )
+    sections: list[list[int]] = Field(
+        default_factory=list,
+        description="the sections a section round opened, as 0-based [start, end) fragments",
+    )
 
 
 class MemoryEdits(BaseModel):
@@ -130,6 +139,15 @@ class MemoryEdits(BaseModel):
         default_factory=list, description="gists left out to make room for reopened fragments"
     )
     previous_dropped: int = Field(default=0, description="earliest previous actions left out")
+    outside_sections: list[int] = Field(
+        default_factory=list,
+        description="0-based fragments whose gists were not shown: in a levelled memory, "
+        "their sections were not opened",
+    )
+    sections_shortened: list[int] = Field(
+        default_factory=list,
+        description="sections (by first fragment) whose gists were cut below the floor",
+    )
 
     def changed(self) -> bool:
         return bool(
@@ -138,7 +156,18 @@ class MemoryEdits(BaseModel):
             or self.gists_shortened
             or self.gists_displaced
             or self.previous_dropped
+            or self.outside_sections
+            or self.sections_shortened
         )
+
+
+class SectionGist(BaseModel):
+    """A section of a levelled page memory: adjacent fragments, gisted from their gists."""
+
+    start: int = Field(description="its first fragment, 0-based")
+    end: int = Field(description="one past its last fragment")
+    depth: int = Field(description="1: a top section, 2: a section inside one, ...")
+    gist: str
 
 
 class StepTrace(BaseModel):
@@ -167,6 +196,15 @@ class StepTrace(BaseModel):
     shown_element_ids: list[str] = Field(default_factory=list)
     memory: str = Field(default="", description="the page as the act prompt showed it")
     memory_edits: MemoryEdits = Field(default_factory=MemoryEdits)
+    lookup_edits: MemoryEdits = Field(
+        default_factory=MemoryEdits,
+        description="what fitting the page to the (first) look-up prompt changed",
+    )
+    sections: list[SectionGist] = Field(
+        default_factory=list,
+        description="the levels of the page memory, top first; empty when all gists fit "
+        "the look-up prompt at the floor (a flat memory)",
+    )
     calls: list[ModelCall] = Field(default_factory=list)
     usage: dict[str, PhaseUsage] = Field(default_factory=dict)
     page_tokens: int = 0

@@ -10,13 +10,14 @@ until the model says STOP or N are open.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from webagent.answers import find_json
 from webagent.contracts import LookupRound
 from webagent.html.fragment import Fragment
+from webagent.levels import Section, fit_section_lines
 from webagent.memory import fit_memory, gist_line
 from webagent.model.base import Request
 from webagent.model.calls import CallLog
@@ -51,7 +52,7 @@ def _from_json(text: str) -> tuple[list[object], bool, str | None] | None:
     if not isinstance(data, dict):
         return None
     reason = data.get("reason") if isinstance(data.get("reason"), str) else None
-    raw = data.get("pages", data.get("page", []))
+    raw = data.get("pages", data.get("page", data.get("sections", [])))
     items = raw if isinstance(raw, list) else [raw]
     stop = any(isinstance(x, str) and _STOP.fullmatch(x.strip()) for x in items)
     return (
@@ -69,9 +70,14 @@ def _from_text(text: str) -> tuple[list[object], bool]:
 
 
 def parse_lookup_answer(
-    text: str, n_fragments: int, max_pages: int, already_open: Sequence[int] = ()
+    text: str,
+    n_fragments: int,
+    max_pages: int,
+    already_open: Sequence[int] = (),
+    shown: Collection[int] | None = None,
 ) -> LookupRound:
-    """Turn a look-up answer into 0-based fragment indices, recording what was refused."""
+    """Turn a look-up answer into 0-based fragment indices, recording what was refused
+    (``shown``: the indices the prompt offered, where it offered only some)."""
     parsed = _from_json(text)
     if parsed is not None:
         items, stop, reason = parsed
@@ -91,6 +97,8 @@ def parse_lookup_answer(
         index = number - 1
         if not 0 <= index < n_fragments:
             result.rejected.append(f"{number}: out of range 1..{n_fragments}")
+        elif shown is not None and index not in shown:
+            result.rejected.append(f"{number}: not in the sections opened")
         elif index in result.accepted or index in already_open:
             result.rejected.append(f"{number}: duplicate")
         elif len(result.accepted) >= max_pages:
@@ -102,7 +110,11 @@ def parse_lookup_answer(
 
 @dataclass(frozen=True)
 class LookupQuery:
-    """What a look-up needs: the step, the page's fragments and gists, and its limits."""
+    """What a look-up needs: the step, the page's fragments and gists, and its limits.
+
+    ``fragments`` are those the prompt shows: the page's, or (in a levelled memory) those
+    of the sections opened; ``gists`` are indexed by ``Fragment.index``; ``n_fragments`` is
+    the page's count (0: ``len(fragments)``)."""
 
     task: str
     previous: str
@@ -113,10 +125,22 @@ class LookupQuery:
     max_tokens: int
     log: CallLog
     count_tokens: Callable[[str], int]
+    n_fragments: int = 0
+
+    @property
+    def page_size(self) -> int:
+        return self.n_fragments or len(self.fragments)
+
+    @property
+    def shown(self) -> set[int] | None:
+        """The fragments offered, where they are only some of the page's."""
+        if len(self.fragments) == self.page_size:
+            return None
+        return {f.index for f in self.fragments}
 
 
-def _format_gists(gists: Sequence[str]) -> str:
-    return "\n".join(gist_line(i, g) for i, g in enumerate(gists))
+def _format_gists(fragments: Sequence[Fragment], gists: Sequence[str]) -> str:
+    return "\n".join(gist_line(f.index, gists[f.index]) for f in fragments)
 
 
 def lookup_parallel(query: LookupQuery) -> tuple[list[int], list[LookupRound]]:
@@ -125,7 +149,10 @@ def lookup_parallel(query: LookupQuery) -> tuple[list[int], list[LookupRound]]:
     template = load_template("lookup_parallel")
     request = Request(
         messages=template.render(
-            task=task, previous_actions=previous, gists=_format_gists(gists), max_pages=max_pages
+            task=task,
+            previous_actions=previous,
+            gists=_format_gists(fragments, gists),
+            max_pages=max_pages,
         ),
         max_tokens=query.max_tokens,
         json_schema=PARALLEL_SCHEMA,
@@ -134,7 +161,7 @@ def lookup_parallel(query: LookupQuery) -> tuple[list[int], list[LookupRound]]:
         prompt_version=template.version_tag,
     )
     answer = log.generate(request).text
-    round_ = parse_lookup_answer(answer, len(fragments), max_pages)
+    round_ = parse_lookup_answer(answer, query.page_size, max_pages, shown=query.shown)
     # what fits is decided where the memory is built (fit_memory), and recorded there
     return list(round_.accepted), [round_]
 
@@ -162,7 +189,8 @@ def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]
             phase="lookup",
             prompt_version=template.version_tag,
         )
-        round_ = parse_lookup_answer(log.generate(request).text, len(fragments), 1, opened)
+        answer = log.generate(request).text
+        round_ = parse_lookup_answer(answer, query.page_size, 1, opened, shown=query.shown)
         rounds.append(round_)
         if round_.stop or not round_.accepted:
             break  # STOP, or an answer naming no new page: asking again would repeat it
@@ -176,3 +204,72 @@ def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]
             break
         opened = fitted.reopened
     return opened, rounds
+
+
+SECTIONS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "sections": {"type": "array", "items": {"type": "integer"}},
+        "reason": {"type": "string", "maxLength": 200},
+    },
+    "required": ["sections", "reason"],
+}
+
+
+@dataclass(frozen=True)
+class LevelledPage:
+    """A page with levels (``webagent.levels``): its top sections, every section's gist,
+    and the least words a gist line keeps."""
+
+    top: Sequence[Section]
+    gists: Mapping[Section, str]
+    floor: int
+
+
+def lookup_sections(
+    query: LookupQuery, page: LevelledPage
+) -> tuple[list[Section], list[LookupRound], list[int]]:
+    """The sections the model looks into, level by level, until those chosen hold only
+    fragments: their sections, the rounds, and the numbers of the sections whose gists had
+    to be cut below the floor (an edit; empty when every line kept ``floor`` words).
+
+    Each round shows the sections of one level (numbered from 1) and the model picks up to
+    ``max_pages``; the children of those it picks make the next level. An answer that picks
+    none ends the look-up with nothing chosen."""
+    template = load_template("lookup_sections")
+    level: list[Section] = list(page.top)
+    rounds: list[LookupRound] = []
+    below: list[int] = []
+    depth = 1
+    while level:
+        budget = query.budget_tokens
+        fitted = fit_section_lines(
+            level, [page.gists[s] for s in level], budget, page.floor, query.count_tokens
+        )
+        if fitted.below_floor:
+            below += [level[n].start for n in fitted.shortened]
+        request = Request(
+            messages=template.render(
+                task=query.task,
+                previous_actions=query.previous,
+                sections=fitted.text,
+                max_sections=query.max_pages,
+            ),
+            max_tokens=query.max_tokens,
+            json_schema=SECTIONS_SCHEMA,
+            schema_name="lookup",
+            phase="lookup",
+            prompt_version=template.version_tag,
+        )
+        answer = query.log.generate(request).text
+        round_ = parse_lookup_answer(answer, len(level), query.max_pages)
+        chosen = [level[i] for i in round_.accepted]
+        round_.accepted = []  # no fragment is reopened by a section round
+        round_.level = depth
+        round_.sections = [[s.start, s.end] for s in chosen]
+        rounds.append(round_)
+        if not chosen or all(not s.children for s in chosen):
+            return chosen, rounds, below
+        level = [c for s in chosen for c in (s.children or (s,))]
+        depth += 1
+    return [], rounds, below

@@ -82,18 +82,23 @@ def fit_memory(
     items); if even one-word gists do not fit, those farthest from a reopened fragment are
     left out (``gists_displaced``). With ``gists=None`` only reopened fragments are shown.
     The text is counted whole at the end, so the result fits by construction.
+    ``fragments`` may be some of a page's (a levelled memory's open sections): ``gists`` and
+    ``wanted`` are indexed by ``Fragment.index``, and only ``fragments`` are shown.
     """
     if round_trips(count_tokens):  # what _fit counts first, counted together
-        lines = [gist_line(i, g) for i, g in enumerate(gists or ())]
-        blocks = [full_block(fragments[i]) for i in dict.fromkeys(wanted)]
+        lines = [gist_line(f.index, gists[f.index]) for f in fragments] if gists else []
+        by_index = {f.index: f for f in fragments}
+        blocks = [full_block(by_index[i]) for i in dict.fromkeys(wanted)]
         prefetch(count_tokens, [*blocks, *lines])
     budget = budget_tokens
-    for _ in range(8):
+    for attempt in range(24):
         fitted = _fit(fragments, gists, wanted, budget, count_tokens)
         excess = count_tokens(fitted.text) - budget_tokens
-        if excess <= 0:
-            return fitted
-        budget -= excess  # joining pieces can cost a token more than their sum: fit again
+        if excess <= 0 or budget <= 0:
+            return fitted if excess <= 0 else _fit(fragments, gists, wanted, 0, count_tokens)
+        # joining pieces can cost a token more than their sum: fit again, and where shortening
+        # gains less than asked (cuts fall between items), ask for more each time
+        budget -= excess if attempt < 8 else max(excess, 2 ** (attempt - 7))
     return _fit(fragments, gists, wanted, 0, count_tokens)
 
 
@@ -106,9 +111,10 @@ def _fit(
 ) -> FittedMemory:
     edits = MemoryEdits()
     blocks: dict[int, str] = {}
+    by_index = {f.index: f for f in fragments}
     used = 0
     for index in dict.fromkeys(wanted):
-        block = full_block(fragments[index])
+        block = full_block(by_index[index])
         cost = count(block) + 1
         if used + cost <= budget:
             blocks[index], used = block, used + cost

@@ -138,6 +138,40 @@ def _gists(record: StepRecord) -> list[dict[str, str]]:
     return gists
 
 
+def _sections(record: StepRecord) -> list[dict[str, str]]:
+    """The levels of the page memory (webagent/levels.py), top first, the opened marked."""
+    trace = record.trace
+    if trace is None:
+        return []
+    opened = {(a, b) for r in trace.lookup for a, b in r.sections}
+    return [
+        {
+            "label": f"{'  ' * (s.depth - 1)}parts {s.start + 1}-{s.end}",
+            "text": s.gist,
+            "css": "reopened" if (s.start, s.end) in opened else "",
+            "tags": " [opened]" if (s.start, s.end) in opened else "",
+        }
+        for s in trace.sections
+    ]
+
+
+def _edits(record: StepRecord) -> str:
+    """What fitting the look-up and act prompts changed, in counts."""
+    trace = record.trace
+    if trace is None:
+        return "-"
+    parts = []
+    for prompt, edits in (("look-up", trace.lookup_edits), ("act", trace.memory_edits)):
+        named = [
+            f"{len(v) if isinstance(v, list) else v} {k.replace('_', ' ')}"
+            for k, v in edits.model_dump().items()
+            if v
+        ]
+        if named:
+            parts.append(f"{prompt}: {', '.join(named)}")
+    return "; ".join(parts) or "none"
+
+
 def _memory(record: StepRecord) -> Markup:
     """What the act prompt showed, escaped, with the gold and predicted ids marked."""
     memory = record.trace.memory if record.trace is not None else ""
@@ -161,6 +195,7 @@ def _scores(record: StepRecord) -> Rows:
         ("look-up hit", d.lookup_hit),
         ("gold shown", d.gold_shown),
         ("fragments", f"{d.reopened} of {d.fragments} read in full"),
+        ("memory edits", _edits(record)),
         ("tokens (in+out)", phases or "-"),
         ("act prompt", f"{d.prompt_tokens} tokens"),
         ("page", f"{d.page_tokens} tokens"),
@@ -204,6 +239,7 @@ def step_context(record: StepRecord) -> dict[str, Any]:
         ],
         "scores": _scores(record),
         "gists": _gists(record),
+        "sections": _sections(record),
         "memory": _memory(record),
         "calls": record.trace.calls if record.trace is not None else [],
     }

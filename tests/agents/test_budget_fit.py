@@ -32,6 +32,8 @@ class CoarseCounter(ScriptedBackend):
 
 def answer(request: Request) -> str:
     if request.phase == "lookup":
+        if "sections" in (request.json_schema or {}).get("properties", {}):  # levels
+            return json.dumps({"sections": [1, 2], "reason": "first two"})
         if "pages" in (request.json_schema or {}).get("properties", {}):
             return json.dumps({"pages": [1, 2, 3, 4, 5], "reason": "first five"})
         return json.dumps({"page": "STOP", "reason": "done"})
@@ -83,7 +85,8 @@ def test_every_prompt_fits_and_nothing_is_cut_silently(
         for index in trace.reopened:
             assert f"[Part {index + 1}] (full)" in trace.memory
         shown_gists = trace.memory.count("(gist)")
-        left_out = len(trace.memory_edits.gists_displaced)
+        edits = trace.memory_edits
+        left_out = len(edits.gists_displaced) + len(edits.outside_sections)
         assert shown_gists + len(trace.reopened) + left_out == trace.n_fragments
 
 

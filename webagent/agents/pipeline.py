@@ -23,7 +23,14 @@ from webagent.agents.context import (
     segment_settings,
 )
 from webagent.agents.settings import AgentSettings
-from webagent.contracts import Agent, LookupRound, MemoryEdits, Observation, StepTrace
+from webagent.contracts import (
+    Agent,
+    LookupRound,
+    MemoryEdits,
+    Observation,
+    SectionGist,
+    StepTrace,
+)
 from webagent.errors import AwaitingAnswerError, ModelError, PageError
 from webagent.gist.cache import GistCache
 from webagent.html.fragment import SegmentedPage, SegmentSettings
@@ -54,6 +61,8 @@ class Memory:
     lookup: list[LookupRound] = field(default_factory=list)
     edits: MemoryEdits = field(default_factory=MemoryEdits)
     read_whole: bool = False
+    lookup_edits: MemoryEdits = field(default_factory=MemoryEdits)
+    sections: list[SectionGist] = field(default_factory=list)
 
 
 class PageAgent(Agent):
@@ -127,6 +136,7 @@ class PageAgent(Agent):
         trace.timings["memory_s"] = time.perf_counter() - t0
         trace.gists, trace.reopened, trace.lookup = memory.gists, memory.reopened, memory.lookup
         trace.read_whole = memory.read_whole
+        trace.lookup_edits, trace.sections = memory.lookup_edits, memory.sections
         trace.memory_edits = memory.edits.model_copy(update={"previous_dropped": dropped})
         text = memory.text
         trace.memory = text

@@ -6,7 +6,9 @@ and counts tokens with the real backend's counter. Its answers are stated assump
 
 * every gist takes its full ``gist_max_tokens`` and names one id of its fragment;
 * the look-up reopens parts 1..``max_lookup`` (ReadAgent-S: one per round, never STOP early,
-  so its look-up calls are an upper bound);
+  so its look-up calls are an upper bound); on a page whose memory gets levels
+  (:mod:`webagent.levels`) it opens sections 1..``max_lookup`` at every level, then the
+  parts in them as above;
 * the act answer is valid the first time (no repair call).
 
 A real run spends the same calls where the model behaves like that, and fewer input tokens
@@ -72,12 +74,19 @@ class PlanBackend(Backend):
     def _answer(self, request: Request) -> str:
         text = request.messages[-1].content
         if request.phase == "gist":
+            sections = text.count("[Section ")
+            if sections:  # a levelled memory's sections, gisted from their parts' gists
+                gists = {str(n): self._gist(text) for n in range(1, sections + 1)}
+                return json.dumps(gists)
             parts = split_parts(text)
             if parts:
                 return json.dumps({str(n): self._gist(html) for n, html in enumerate(parts, 1)})
             return self._gist(text.rsplit("<page_part>", 1)[-1])
         if request.phase == "lookup":
             properties = (request.json_schema or {}).get("properties", {})
+            if "sections" in properties:
+                picked = list(range(1, self._settings.max_lookup + 1))
+                return json.dumps({"sections": picked, "reason": "plan"})
             if "pages" in properties:
                 pages = list(range(1, self._settings.max_lookup + 1))
                 return json.dumps({"pages": pages, "reason": "plan"})
@@ -99,6 +108,8 @@ class AgentPlan(BaseModel):
     steps: int
     per_step: list[dict[str, PhaseUsage]] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list, description="steps that could not run")
+    levelled: int = Field(default=0, description="steps whose page memory got levels")
+    levels: int = Field(default=0, description="the most levels of sections in one step")
 
     def total(self) -> dict[str, PhaseUsage]:
         return sum_usage(self.per_step)
@@ -148,6 +159,9 @@ def plan_agent(
         )
         if trace.error_class in ("page_error", "model_error"):
             plan.errors.append(trace.error or "")
+        if trace.sections:
+            plan.levelled += 1
+            plan.levels = max(plan.levels, *(s.depth for s in trace.sections))
     return plan
 
 
@@ -228,6 +242,12 @@ def format_plan(
         notes.append(
             f"cost at {price_in or 0:g} / {price_out or 0:g} per million input / output tokens"
         )
+    for plan in plans:
+        if plan.levelled:
+            notes.append(
+                f"{plan.agent}: {plan.levelled} of {plan.steps} steps on pages too long to gist "
+                f"flat get levels of sections (up to {plan.levels}; one look-up round each)"
+            )
     errors = sum(len(p.errors) for p in plans)
     if errors:
         notes.append(f"{errors} steps could not be planned (page errors); their cost is missing")
@@ -248,6 +268,8 @@ def plan_payload(
                 "cost": cost(p.figures(), price_in, price_out),
                 "by_phase": {k: v.model_dump() for k, v in p.total().items()},
                 "errors": p.errors,
+                "levelled_steps": p.levelled,
+                "levels": p.levels,
             }
             for p in plans
         ],

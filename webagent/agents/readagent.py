@@ -24,12 +24,29 @@ from collections.abc import Sequence
 
 from webagent.agents.context import context_budget, page_budget
 from webagent.agents.pipeline import Memory, PageAgent, StepContext
-from webagent.contracts import LookupRound
-from webagent.gist.extractive import extractive_gist
+from webagent.contracts import LookupRound, MemoryEdits, SectionGist
+from webagent.gist.extractive import ExtractiveGister, extractive_gist
 from webagent.gist.gister import build_gister
-from webagent.html.fragment import Fragment
-from webagent.lookup import LookupQuery, lookup_parallel, lookup_sequential
+from webagent.gist.sections import build_section_gister, section_fragment
+from webagent.html.fragment import Fragment, SegmentedPage
+from webagent.levels import (
+    Section,
+    build_sections,
+    fan_out,
+    fit_section_lines,
+    flat_fits,
+    leaf_parts,
+    walk,
+)
+from webagent.lookup import (
+    LevelledPage,
+    LookupQuery,
+    lookup_parallel,
+    lookup_sections,
+    lookup_sequential,
+)
 from webagent.memory import fit_memory, shown_ids, whole_page
+from webagent.model.calls import CallLog
 from webagent.prompts import load_template
 from webagent.retrieval import RetrievalQuery, build_retriever
 from webagent.tokens import TokenCounter
@@ -107,32 +124,137 @@ class ReadAgentP(GistOnlyAgent):
         if whole is not None:
             return whole
         raw = self.gists(ctx)
-        budget = self._lookup_budget(ctx)
+        budget = self._lookup_budget(ctx.observation.task, ctx.previous)
         memory = fit_memory(fragments, raw, (), budget, self._count)
-        gists = memory.gists or []
         t0 = time.perf_counter()
-        picks, rounds = self.lookup(
-            LookupQuery(
-                task=ctx.observation.task,
-                previous=ctx.previous,
-                fragments=fragments,
-                gists=gists if self.lookup is lookup_parallel else raw,
-                max_pages=self.settings.max_lookup,
-                budget_tokens=budget,
-                max_tokens=self.settings.lookup_max_tokens,
-                log=ctx.log,
-                count_tokens=self._count,
+        floor = self.settings.gist_floor_words
+        if not floor or flat_fits(raw, memory.gists or [], memory.edits, floor):
+            shown, gists, edits = list(fragments), memory.gists or [], memory.edits
+            rounds: list[LookupRound] = []
+            sections: list[SectionGist] = []
+        else:  # the gists cannot all be shown at a useful length: levels (webagent.levels)
+            levelled = self._levels(ctx, raw, budget)
+            chosen, rounds, below = lookup_sections(
+                self._query(ctx, fragments, raw, budget), levelled
             )
+            sections = [
+                SectionGist(start=s.start, end=s.end, depth=d + 1, gist=levelled.gists[s])
+                for d, s in walk(levelled.top)
+            ]
+            if not chosen:  # the model opened no section: the act prompt shows them all
+                return self._sections_only(
+                    ctx, levelled, raw=raw, rounds=rounds, sections=sections, below=below
+                )
+            shown = [fragments[i] for i in leaf_parts(chosen)]
+            fitted_parts = fit_memory(shown, raw, (), budget, self._count)
+            gists, edits = fitted_parts.gists or [], fitted_parts.edits
+            edits.sections_shortened = below
+        parallel = self.lookup is lookup_parallel
+        picks, part_rounds = self.lookup(
+            self._query(ctx, shown, gists if parallel else raw, budget)
         )
+        rounds = [*rounds, *part_rounds]
         picks = self._assist(ctx, picks, rounds)
         ctx.trace.timings["lookup_s"] = time.perf_counter() - t0
-        fitted = fit_memory(fragments, raw, picks, ctx.budget, self._count)
+        fitted = fit_memory(shown, raw, picks, ctx.budget, self._count)
+        if len(shown) < len(fragments):
+            inside = {f.index for f in shown}
+            fitted.edits.outside_sections = [f.index for f in fragments if f.index not in inside]
         return Memory(
             text=fitted.text,
             reopened=sorted(fitted.reopened),
             gists=raw,
             lookup=rounds,
             edits=fitted.edits,
+            lookup_edits=edits,
+            sections=sections,
+        )
+
+    def _query(
+        self, ctx: StepContext, shown: Sequence[Fragment], gists: Sequence[str], budget: int
+    ) -> LookupQuery:
+        return LookupQuery(
+            task=ctx.observation.task,
+            previous=ctx.previous,
+            fragments=shown,
+            gists=gists,
+            max_pages=self.settings.max_lookup,
+            budget_tokens=budget,
+            max_tokens=self.settings.lookup_max_tokens,
+            log=ctx.log,
+            count_tokens=self._count,
+            n_fragments=len(ctx.page.fragments),
+        )
+
+    def _levels(self, ctx: StepContext, raw: Sequence[str], budget: int) -> LevelledPage:
+        """The page's sections, each gisted from what it holds, bottom-up."""
+        settings, fragments = self.settings, ctx.page.fragments
+        floor = settings.gist_floor_words
+        width = fan_out(
+            fragments,
+            raw,
+            budget,
+            max_open=settings.max_lookup,
+            floor=floor,
+            count_tokens=self._count,
+        )
+        top = build_sections(fragments, width)
+        gister = build_section_gister(
+            settings.gister,
+            settings.gist_words,
+            self.gist_cap,
+            settings.gist_batch,
+            context_budget(settings, self.model),
+        )
+        gists: dict[Section, str] = {}
+        by_depth = walk(top)
+        for depth in sorted({d for d, _ in by_depth}, reverse=True):  # the smallest first
+            level = [s for d, s in by_depth if d == depth]
+            inputs = [
+                section_fragment(
+                    n,
+                    s.label,
+                    [gists[c] for c in s.children] or [raw[i] for i in range(s.start, s.end)],
+                )
+                for n, s in enumerate(level)
+            ]
+            written = gister.gist_all(inputs, ctx.log, self.gist_cache)
+            gists.update(zip(level, written, strict=True))
+        return LevelledPage(top=top, gists=gists, floor=floor)
+
+    def _sections_only(
+        self,
+        ctx: StepContext,
+        levelled: LevelledPage,
+        *,
+        raw: list[str],
+        rounds: list[LookupRound],
+        sections: list[SectionGist],
+        below: list[int],
+    ) -> Memory:
+        """The act prompt when the look-up opened no section: the top sections' gists, or,
+        where those name no control, the page's gists as an empty flat look-up leaves them."""
+        top = list(levelled.top)
+        lines = fit_section_lines(
+            top, [levelled.gists[s] for s in top], ctx.budget, levelled.floor, self._count
+        )
+        if shown_ids(lines.text, ctx.page.element_ids):
+            shortened = [top[n].start for n in lines.shortened] if lines.below_floor else []
+            text = lines.text
+            edits = MemoryEdits(
+                outside_sections=list(range(len(ctx.page.fragments))),
+                sections_shortened=shortened,
+            )
+        else:
+            fitted = fit_memory(ctx.page.fragments, raw, (), ctx.budget, self._count)
+            text, edits = fitted.text, fitted.edits
+        return Memory(
+            text=text,
+            gists=raw,
+            lookup=rounds,
+            edits=edits,
+            lookup_edits=MemoryEdits(sections_shortened=below),
+            sections=sections,
         )
 
     def _whole_page(self, ctx: StepContext) -> Memory | None:
@@ -149,11 +271,32 @@ class ReadAgentP(GistOnlyAgent):
             return None
         return Memory(text=text, reopened=[f.index for f in fragments], read_whole=True)
 
-    def _lookup_budget(self, ctx: StepContext) -> int:
+    def level_preview(self, page: SegmentedPage, task: str = "") -> list[tuple[int, Section]]:
+        """The sections the look-up would show on ``page`` with extractive gists (no model
+        call; a model's gists are shorter, so a page may read flat where this shows levels):
+        ``(depth, section)``, top first; empty where the flat memory fits."""
+        raw = ExtractiveGister(self.settings.gist_words, self.settings.extractive_max_tokens)
+        gists = raw.gist_all(page.fragments, CallLog(self.model), None)
+        budget = self._lookup_budget(task, "None")
+        memory = fit_memory(page.fragments, gists, (), budget, self._count)
+        floor = self.settings.gist_floor_words
+        if not floor or flat_fits(gists, memory.gists or [], memory.edits, floor):
+            return []
+        width = fan_out(
+            page.fragments,
+            gists,
+            budget,
+            max_open=self.settings.max_lookup,
+            floor=floor,
+            count_tokens=self._count,
+        )
+        return walk(build_sections(page.fragments, width))
+
+    def _lookup_budget(self, task: str, previous: str) -> int:
         """Tokens for the page in the look-up prompt (its template, task and answer aside)."""
         name = "lookup_parallel" if self.lookup is lookup_parallel else "lookup_sequential"
         template = load_template(name)
-        values: dict[str, object] = {"task": ctx.observation.task, "previous_actions": ctx.previous}
+        values: dict[str, object] = {"task": task, "previous_actions": previous}
         if name == "lookup_parallel":
             values |= {"gists": "", "max_pages": self.settings.max_lookup}
         else:

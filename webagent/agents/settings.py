@@ -26,6 +26,14 @@ class AgentSettings(BaseModel):
     max_lookup: int = Field(default=5, ge=1, le=20, description="fragments reopened at most")
     gister: Literal["model", "extractive"] = "model"
     gist_words: int = Field(default=30, ge=5, le=200)
+    gist_floor_words: int = Field(
+        default=8,
+        ge=0,
+        le=200,
+        description="ReadAgent-P/S: where the look-up prompt cannot show every gist with this "
+        "many words, the page memory gets levels (sections of adjacent fragments, picked "
+        "before the fragments inside them); 0: never (the paper's flat memory)",
+    )
     gist_max_tokens: int = Field(default=64, ge=8, le=512)
     gist_batch: int = Field(
         # 8: a cut-off or garbled batch answer costs at most 8 re-asks, and prompts stay short

@@ -62,9 +62,19 @@ def print_trace(trace: StepTrace) -> None:
     out.write(f"page: {trace.n_fragments} fragments, {trace.page_tokens} tokens\n")
     if trace.read_whole:
         out.write("the page fits the act prompt whole: read whole, no gists, no look-up\n")
+    if trace.sections:
+        depth = max(s.depth for s in trace.sections)
+        out.write(
+            f"levels: {depth} ({len(trace.sections)} sections: the gists do not all fit the "
+            "look-up prompt)\n"
+        )
     for round_ in trace.lookup:
         asked = ", ".join(str(n) for n in round_.requested) or "-"
-        out.write(f"look-up asked for parts: {asked}" + (" (STOP)" if round_.stop else "") + "\n")
+        what = f"sections (level {round_.level})" if round_.level else "parts"
+        out.write(f"look-up asked for {what}: {asked}" + (" (STOP)" if round_.stop else "") + "\n")
+        if round_.sections:
+            spans = ", ".join(f"{a + 1}-{b}" for a, b in round_.sections)
+            out.write(f"  opened the sections of parts {spans}\n")
         for rejected in round_.rejected:
             out.write(f"  refused {rejected}\n")
     shown = ", ".join(str(i + 1) for i in trace.reopened) or "none"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from webagent.agents.pipeline import PageAgent
+from webagent.agents.readagent import ReadAgentP
 from webagent.agents.registry import build_agent
 from webagent.cli.options import (
     add_budget_arguments,
@@ -18,6 +19,7 @@ from webagent.errors import ConfigError
 from webagent.html.fragment import SegmentedPage, SegmentSettings
 from webagent.html.parse import decode_html
 from webagent.html.segment import segment_html
+from webagent.levels import Section
 from webagent.model.client import Model
 from webagent.model.factory import build_model
 
@@ -44,6 +46,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--max-fragment-tokens", type=int, help="split fragments larger than this (planned)"
     )
     parser.add_argument("--encoding", help="the page's charset, if known (default: detected)")
+    parser.add_argument(
+        "--levels",
+        action="store_true",
+        help="also show the levels of sections ReadAgent-P/S would build where the gists do "
+        "not all fit the look-up prompt (with extractive gists: no model call)",
+    )
     add_config_arguments(parser)
     add_budget_arguments(parser)
     add_model_arguments(parser)
@@ -104,5 +112,39 @@ def run(args: argparse.Namespace) -> int:
     with build_model(config.model) as model:
         settings = settings_from_args(args, config, model)
         page = segment_html(data, settings, model.count_tokens)
+        levels = level_preview(config, model, page) if args.levels else None
     print(page.model_dump_json(indent=1) if args.json else format_table(page))
+    if levels is not None:
+        print(format_levels(levels, config.agent.gist_floor_words))
     return 0
+
+
+def level_preview(
+    config: RunConfig, model: Model, page: SegmentedPage
+) -> list[tuple[int, Section]]:
+    agent = build_agent(config.agent, model)
+    if not isinstance(agent, ReadAgentP):
+        raise ConfigError(f"--levels: agent {config.agent.agent!r} has no look-up (readagent-p/-s)")
+    return agent.level_preview(page)
+
+
+def format_levels(levels: list[tuple[int, Section]], floor: int) -> str:
+    """The sections as a tree, each with what it holds."""
+    if not levels:
+        return f"levels: none (every gist fits the look-up prompt with {floor} words or more)"
+    lines = [f"levels: {max(d for d, _ in levels) + 1} ({len(levels)} sections)"]
+
+    def show(section: Section, depth: int) -> None:
+        inside = (
+            f"{len(section.children)} sections"
+            if section.children
+            else f"{section.end - section.start} parts"
+        )
+        lines.append(f"{'  ' * depth}section {section.label} ({inside})")
+        for child in section.children:
+            show(child, depth + 1)
+
+    for depth, section in levels:
+        if depth == 0:
+            show(section, 0)
+    return "\n".join(lines)

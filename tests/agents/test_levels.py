@@ -1,0 +1,145 @@
+"""Levels of the page memory (webagent/levels.py): pages too long to gist flat get sections.
+
+Scripted model; the embedded model's run is in tests/integration (``webagent act``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+from big_page import big_page
+
+from webagent.agents.registry import AgentSettings, build_agent
+from webagent.contracts import Observation, StepTrace
+from webagent.html.fragment import Fragment
+from webagent.levels import build_sections, cut_words, gist_words, walk
+from webagent.model.base import Request
+from webagent.model.client import Model
+from webagent.model.scripted import ScriptedBackend
+
+SHARED_PAGES = Path(__file__).resolve().parents[3] / "shared" / "pages"
+TASK = "Save the cheapest bike in Leeds"
+#: a gist line of a look-up prompt: ``[Part N] (gist) TEXT`` or ``[Section N] (parts a-b) TEXT``
+LINE = re.compile(r"^\[(Part|Section) (\d+)\] \((?:gist|parts? [\d-]+)\) ?(.*)$")
+MIN_WORDS = 5
+
+
+@cache
+def page_html() -> str:
+    return big_page()
+
+
+def fragment(index: int, path: str) -> Fragment:
+    return Fragment(index=index, path=path, html="<p>x</p>", text="x", element_ids=[], tokens=1)
+
+
+def test_words_count_letters_and_cjk_characters() -> None:
+    assert gist_words('Gemerkt auf …; button "Miniplayer …" id=n426') == 5
+    assert gist_words("ヤフー 検索") == 5
+    assert gist_words("… ; -") == 0
+    assert cut_words("a b c d", 2) == "a b …"
+    assert cut_words("a b", 2) == "a b"
+
+
+def test_sections_cover_the_page_in_order_within_the_fan_out() -> None:
+    paths = [f"body > main > div#c{i // 10} > p" for i in range(250)]
+    fragments = [fragment(i, p) for i, p in enumerate(paths)]
+    top = build_sections(fragments, 12)
+    assert len(top) <= 12
+    for _, section in walk(top):
+        inner = section.children
+        assert len(inner) <= 12
+        if inner:
+            assert inner[0].start == section.start and inner[-1].end == section.end
+            assert all(a.end == b.start for a, b in pairwise(inner))
+        else:
+            assert section.end - section.start <= 12
+    assert top[0].start == 0 and top[-1].end == 250
+    # cut where neighbours share the fewest ancestors: at the div boundaries (multiples of 10)
+    leaves = [s for _, s in walk(top) if not s.children]
+    assert sum(s.start % 10 == 0 for s in leaves) >= 0.8 * len(leaves)
+
+
+def answer(request: Request) -> str:
+    """Sections and parts: the first two offered; act: the first id of the prompt."""
+    text = request.messages[-1].content
+    if request.phase == "gist":
+        n = text.count("[Section ")
+        return json.dumps(
+            {str(i): f"listings of the marketplace, section {i}" for i in range(1, n + 1)}
+        )
+    if request.phase == "lookup":
+        numbers = [int(m.group(2)) for line in text.splitlines() if (m := LINE.match(line))]
+        return json.dumps(
+            {
+                "sections": numbers[:2],
+                "pages": numbers[:2],
+                "page": str(numbers[0]),
+                "reason": "first",
+            }
+        )
+    found = re.search(r"\bid=([A-Za-z0-9][^\s>\"',);\]]*)", text)
+    return json.dumps(
+        {"element_id": found.group(1) if found else "none", "op": "CLICK", "value": ""}
+    )
+
+
+def step(html: str, agent: str, budget: int, gister: str = "extractive") -> StepTrace:
+    model = Model(ScriptedBackend(answer, context_window=budget), sleep=lambda _: None)
+    settings = AgentSettings(agent=agent, context_budget=budget, gister=gister)  # type: ignore[arg-type]
+    return build_agent(settings, model).step(Observation(task=TASK, previous_actions=[], html=html))
+
+
+def lookup_gists(trace: StepTrace) -> list[tuple[str, int, str]]:
+    """(kind, number, gist) of every gist line of every look-up prompt of the step."""
+    lines = []
+    for call in trace.calls:
+        if call.phase == "lookup":
+            for line in call.prompt[-1]["content"].splitlines():
+                if m := LINE.match(line):
+                    lines.append((m.group(1), int(m.group(2)), m.group(3)))
+    return lines
+
+
+def assert_nothing_blank(trace: StepTrace) -> None:
+    lines = lookup_gists(trace)
+    assert lines, "the step made no look-up"
+    for kind, number, gist in lines:
+        whole = trace.gists[number - 1] if kind == "Part" else gist
+        assert gist_words(gist) >= min(MIN_WORDS, gist_words(whole)), (kind, number, gist, whole)
+        assert gist_words(gist) > 0, (kind, number, gist)
+
+
+@pytest.mark.parametrize("agent", ["readagent-p", "readagent-s"])
+@pytest.mark.parametrize("budget", [2048, 4096])
+def test_a_page_of_thousands_of_fragments_gets_levels(agent: str, budget: int) -> None:
+    trace = step(page_html(), agent, budget)
+    assert trace.n_fragments >= 3000
+    assert trace.sections, "no levels"
+    assert max(s.depth for s in trace.sections) >= 2
+    assert_nothing_blank(trace)
+    section_rounds = [r for r in trace.lookup if r.level]
+    assert section_rounds and all(r.sections for r in section_rounds)
+    # every gist the act prompt does not show is an edit the trace names
+    edits = trace.memory_edits
+    shown = {int(n) for n in re.findall(r"\[Part (\d+)\]", trace.memory)}
+    hidden = set(range(trace.n_fragments)) - {n - 1 for n in shown}
+    assert hidden <= set(edits.outside_sections) | set(edits.gists_displaced)
+    assert trace.action is not None, trace.error
+
+
+@pytest.mark.parametrize("budget", [2048, 4096])
+def test_every_shared_page_shows_no_blank_gist(budget: int) -> None:
+    pages = sorted(SHARED_PAGES.glob("*.html"))
+    if not pages:
+        pytest.skip("../shared/pages is not here")
+    for page in pages:
+        trace = step(page.read_text(encoding="utf-8", errors="replace"), "readagent-p", budget)
+        if trace.read_whole:
+            continue
+        assert_nothing_blank(trace)
+        assert trace.action is not None, (page.name, trace.error)
