@@ -132,3 +132,23 @@ def test_segment_render_on_the_command_line(
     assert main(["segment", str(empty), "--render", "--token-counter", "estimate"]) == 2
     err = capsys.readouterr().err
     assert f"{empty}: cannot render the page" in err
+
+
+@pytest.mark.llama
+def test_act_render_plans_on_the_rendered_page(
+    renderer: PageRenderer,
+    local_model_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if CHROMIUM.exists():
+        monkeypatch.setenv("WEBAGENT_CHROMIUM", str(CHROMIUM))
+    argv = ["act", "--page", str(PAGE), "--task", "Accept the cookies", "--plan"]
+    argv += ["--agent", "raw-html", "--no-gist-cache", "--model-path", str(local_model_path)]
+    assert main(argv) == 0
+    plain = capsys.readouterr().out
+    assert main([*argv, "--render"]) == 0
+    rendered = capsys.readouterr().out
+    tokens = [int(re.findall(r"raw-html \*\s+\d+\s+[\d.]+\s+([\d,]+)", text)[0].replace(",", ""))
+              for text in (plain, rendered)]  # fmt: skip
+    assert tokens[1] < tokens[0]  # the vendor table is not in the rendered page
