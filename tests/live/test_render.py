@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -152,3 +153,14 @@ def test_act_render_plans_on_the_rendered_page(
     tokens = [int(re.findall(r"raw-html \*\s+\d+\s+[\d.]+\s+([\d,]+)", text)[0].replace(",", ""))
               for text in (plain, rendered)]  # fmt: skip
     assert tokens[1] < tokens[0]  # the vendor table is not in the rendered page
+
+
+def test_a_live_page_still_cannot_choose_its_ids(make_session: Callable[..., Any]) -> None:
+    """The page-ids mode is for saved pages only: a live snapshot replaces them by CDP's."""
+    from live_runner.observe import observe
+
+    session = make_session()
+    session.page.set_content('<button backend_node_id="999">Pay</button>')
+    snapshot = observe(session, screenshot=False)
+    (button,) = snapshot.find("Pay", tag="button")
+    assert button != "999" and 'backend_node_id="999"' not in snapshot.html
