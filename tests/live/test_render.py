@@ -24,7 +24,7 @@ from webagent.html.segment import segment_html
 
 pytestmark = pytest.mark.browser
 
-PAGE = Path(__file__).resolve().parents[1] / "data" / "pages" / "hidden_saved.html"
+PAGE = Path(__file__).resolve().parents[1] / "data" / "render" / "hidden_saved.html"
 #: hidden only by the page's stylesheet: the cleaner cannot see it, the browser does
 BY_STYLESHEET = {"15", "16", "17", "43", "44", "45", "46", "47", "48", "49", "50", "51", "52"}
 BY_STYLESHEET |= {"53", "54", "55"}
