@@ -229,7 +229,7 @@ def _render_element(
         value = _CONTROL.sub("", b.redact(doc.text_value[node]))
         parts, texts = [html.escape(value, quote=False)], [value]
     if not (visible or any_kept):
-        del b.elements[key]
+        b.elements.pop(key, None)  # (a saved page may repeat an id inside itself)
         return _Out("", "", kept=False)
     text = " ".join(" ".join(texts).split())[:_MAX_LABEL_TEXT]
     attrs = _attributes(b, doc, node, tag, key)

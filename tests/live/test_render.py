@@ -69,6 +69,15 @@ def test_a_page_without_ids_keeps_the_cleaners_ids(renderer: PageRenderer) -> No
     assert len(plain) - len(rendered) == 2  # the two links of the hidden menu
 
 
+def test_a_page_that_repeats_an_id_inside_itself_renders(renderer: PageRenderer) -> None:
+    saved = (
+        '<html><body><p backend_node_id="7" style="visibility:hidden"><a backend_node_id="7">'
+        'q</a></p><div backend_node_id="5"><button backend_node_id="6">ok</button></div>'
+        "</body></html>"
+    )
+    assert _ID.findall(renderer.render(saved, "repeated ids")) == ["n1", "n2", "5", "6"]
+
+
 def test_no_request_leaves_the_machine(renderer: PageRenderer) -> None:
     server = PageServer("127.0.0.1").start()
     try:
