@@ -19,7 +19,8 @@ Render = Callable[[bytes | str, str], str]
 RENDER_HELP = (
     "load the page offline in headless Chromium (scripts off, every request but the page "
     "blocked) and keep only what it renders: display:none, visibility:hidden and boxless "
-    "elements are dropped, the others keep their ids (env WEBAGENT_CHROMIUM)"
+    "elements are dropped, the others keep their ids (Chromium: $WEBAGENT_CHROMIUM, else as "
+    "`webagent run` finds it; docs/SEGMENTATION.md)"
 )
 
 
