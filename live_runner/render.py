@@ -121,6 +121,9 @@ class PageRenderer:
             html = self._serving[1]
             self._serving = ("", "")  # the page is served once: a reload is blocked too
             route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
+        elif request.is_navigation_request():  # a refresh, a frame: "no content", stay put
+            self.blocked.append(request.url)
+            route.fulfill(status=204)
         else:
             self.blocked.append(request.url)
             route.abort("blockedbyclient")
@@ -150,6 +153,10 @@ class PageRenderer:
             raise RenderError(f"{name}: Chromium could not render the page: {first}") from exc
         finally:
             self._serving = ("", "")
+        documents = raw.get("documents") or [{}]
+        shown = raw["strings"][documents[0].get("documentURL", -1)] if raw.get("strings") else ""
+        if shown != url:
+            raise RenderError(f"{name}: the browser shows {shown or 'nothing'}, not the page")
         rendered = snapshot_to_page(raw, ids="page").html
         if not rendered:
             raise RenderError(f"{name}: the rendered page has no document")

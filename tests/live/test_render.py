@@ -78,6 +78,19 @@ def test_a_page_that_repeats_an_id_inside_itself_renders(renderer: PageRenderer)
     assert _ID.findall(renderer.render(saved, "repeated ids")) == ["n1", "n2", "5", "6"]
 
 
+@pytest.mark.parametrize("refresh", ["0", "0;url=http://example.invalid/away"])
+def test_a_page_that_refreshes_or_leaves_stays_rendered(
+    renderer: PageRenderer, refresh: str
+) -> None:
+    """A blocked navigation must not leave the browser on an error page instead."""
+    saved = (
+        f'<html><head><meta http-equiv="refresh" content="{refresh}"></head><body>'
+        '<button backend_node_id="9">Stay</button><iframe src="/frame.html"></iframe></body></html>'
+    )
+    for _ in range(3):
+        assert 'backend_node_id="9">Stay' in renderer.render(saved, "refreshing page")
+
+
 def test_no_request_leaves_the_machine(renderer: PageRenderer) -> None:
     server = PageServer("127.0.0.1").start()
     try:
@@ -85,6 +98,7 @@ def test_no_request_leaves_the_machine(renderer: PageRenderer) -> None:
         saved = (
             f'<html><head><link rel="stylesheet" href="{origin}/style.css">'
             f'<link rel="preconnect" href="http://example.invalid">'
+            f'<meta http-equiv="refresh" content="0;url={origin}/away">'
             f'<script src="{origin}/app.js"></script>'
             f'<script src="http://example.invalid/app.js"></script></head><body>'
             f'<img src="http://example.invalid/img.png" alt="logo">'
