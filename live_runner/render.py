@@ -1,8 +1,10 @@
 """A saved page as headless Chromium shows it: what a browser hides is dropped, ids kept.
 
 The page (its HTML, not a URL) is given to the browser for one made-up address by
-``page.route``; every other request (images, styles, scripts, fonts, frames, navigations) is
-aborted and no host name resolves, so nothing leaves the machine. Scripts are off. The DOM
+``page.route``; every other request (images, styles, fonts) is aborted, every other
+navigation (a meta refresh, a frame) is answered "204 No Content" so that the tab stays on the
+page, and no host name resolves: nothing leaves the machine. Scripts are off; pictures are not
+loaded (an image keeps the box its size attributes, styles or ``alt`` text give it). The DOM
 snapshot is then turned into HTML by :mod:`live_runner.dom_snapshot` like a live page, but
 with the page's own ids (``ids="page"``): before rendering, every element is given the id the
 cleaner gives it (:func:`webagent.html.clean.with_ids`: Mind2Web's ``backend_node_id``, else
