@@ -18,6 +18,13 @@ and an option's ``selected``. Password values are masked; secret values are reda
 clickable element for the cleaner). A page's own ``backend_node_id`` attributes are replaced
 by the real ids, so a page cannot spoof them. An iframe becomes ``<div iframe="...">``
 around its document's body, since HTML parsers read an iframe's children as text.
+
+``ids="page"`` is for a saved page rendered offline (:mod:`live_runner.render`), whose
+elements already carry the ids the rest of the toolkit knows them by: each kept element keeps
+its own ``backend_node_id`` attribute instead (and ``elements`` is keyed by it), an element
+without one (one the browser made, such as an implied ``<tbody>``) is left out with its
+content kept in its place, and frames' documents are not read (a saved page's frames are not
+part of it). Never use it on a live page: there the page's attributes are not to be trusted.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ import html
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -39,7 +46,8 @@ _SKIP_TAGS = frozenset(
 _VOID = frozenset(
     {"input", "img", "br", "hr", "area", "col", "embed", "source", "track", "wbr", "param"}
 )
-_STATE_ATTRS = frozenset({"value", "checked", "selected", "backend_node_id"})
+ID_ATTR = "backend_node_id"
+_STATE_ATTRS = frozenset({"value", "checked", "selected", ID_ATTR})
 _CONTROLS = frozenset({"input", "select", "textarea", "button", "meter", "progress"})
 _ATTR_NAME = re.compile(r"^[a-zA-Z_][-a-zA-Z0-9_.]*$")
 _TAG_NAME = re.compile(r"^[a-z][-a-z0-9]*$")
@@ -83,6 +91,8 @@ class SnapshotPage(BaseModel):
 
 
 Redact = Callable[[str], str]
+#: whose ids the HTML carries: the browser's (CDP ``backendNodeId``) or the page's own attributes
+IdSource = Literal["cdp", "page"]
 
 
 @dataclass
@@ -98,12 +108,23 @@ class _Out:
 class _Builder:
     docs: list[SnapshotDoc]
     redact: Redact
+    ids: IdSource = "cdp"
     elements: dict[str, ElementInfo] = field(default_factory=dict)
     frames: list[FrameInfo] = field(default_factory=list)
     open_labels: list[str] = field(default_factory=list)
     wrapped: dict[str, str] = field(default_factory=dict)  # control key -> label key
     label_for: dict[tuple[int, str], str] = field(default_factory=dict)  # (doc, id) -> label
     control_ids: dict[tuple[int, str], str] = field(default_factory=dict)  # (doc, id) -> key
+
+    def key(self, doc: SnapshotDoc, node: int) -> str | None:
+        """The id an element is shown with; None for one the saved page did not have."""
+        if self.ids == "cdp":
+            return str(doc.backend_ids[node])
+        return next((v for k, v in doc.attrs[node] if k.lower() == ID_ATTR and v), None)
+
+    def frame_doc(self, doc: SnapshotDoc, node: int) -> int | None:
+        """The document of an iframe element (live pages only)."""
+        return doc.content_doc.get(node) if self.ids == "cdp" else None
 
     def attach_labels(self) -> None:
         """Give each form control the text of its ``<label>`` (wrapping or ``for=``)."""
@@ -117,13 +138,16 @@ class _Builder:
                 self.elements[control].label = self.elements[label].text
 
 
-def snapshot_to_page(raw: dict[str, Any], redact: Redact | None = None) -> SnapshotPage:
-    """HTML with ids, plus per-id element info, from a raw ``captureSnapshot`` result."""
+def snapshot_to_page(
+    raw: dict[str, Any], redact: Redact | None = None, ids: IdSource = "cdp"
+) -> SnapshotPage:
+    """HTML with ids, plus per-id element info, from a raw ``captureSnapshot`` result.
+    ``ids="page"`` keeps a saved page's own ``backend_node_id`` attributes (module doc)."""
     strings: list[str] = raw["strings"]
     docs = parse_documents(raw)
     if not docs:
         return SnapshotPage(html="", title="", elements={}, frames=[])
-    builder = _Builder(docs, redact or (lambda s: s))
+    builder = _Builder(docs, redact or (lambda s: s), ids)
     builder.frames.append(FrameInfo(frame_id=docs[0].frame_id, url=docs[0].url))
     title = strings[raw["documents"][0]["title"]] if raw["documents"][0]["title"] >= 0 else ""
     out = _render_doc(builder, docs[0], depth=0)
@@ -183,13 +207,14 @@ def _render_element(
     if not _TAG_NAME.match(tag):
         tag = "span"
     visible = force or doc.self_visible(node, tag)
-    key = str(doc.backend_ids[node])
+    key = b.key(doc, node)
+    if key is None:  # a saved page's element the browser made: its content, in its place
+        parts, texts, any_kept = _render_children(b, doc, node, depth, in_select)
+        return _Out("".join(parts), " ".join(texts), kept=any_kept)
     b.elements[key] = _PENDING  # reserve document order; replaced or removed below
     _note_label(b, doc, node, tag, key)
-    parts: list[str] = []
-    texts: list[str] = []
-    any_kept = False
-    frame_doc = doc.content_doc.get(node)
+    parts, texts, any_kept = [], [], False
+    frame_doc = b.frame_doc(doc, node)
     if frame_doc is not None and visible and frame_doc < len(b.docs):
         inner = _render_frame(b, b.docs[frame_doc], doc, node, depth)
         parts.append(inner.html)
@@ -197,28 +222,39 @@ def _render_element(
         any_kept = inner.kept
     elif tag != "svg" and not doc.clips_all(node):
         in_select = in_select or (tag == "select" and visible)
-        for child in doc.children[node]:
-            out = _render_node(b, doc, child, depth + 1, in_select)
-            any_kept = any_kept or out.kept
-            parts.append(out.html)
-            if out.text:
-                texts.append(out.text)
+        parts, texts, any_kept = _render_children(b, doc, node, depth, in_select)
     if tag == "label":
         b.open_labels.pop()
     if tag == "textarea" and node in doc.text_value:
         value = _CONTROL.sub("", b.redact(doc.text_value[node]))
         parts, texts = [html.escape(value, quote=False)], [value]
     if not (visible or any_kept):
-        del b.elements[key]
+        b.elements.pop(key, None)  # (a saved page may repeat an id inside itself)
         return _Out("", "", kept=False)
     text = " ".join(" ".join(texts).split())[:_MAX_LABEL_TEXT]
-    attrs = _attributes(b, doc, node, tag)
+    attrs = _attributes(b, doc, node, tag, key)
     b.elements[key] = _element_info(doc, node, tag, text, attrs)
     out_tag = out_tag or ("div" if frame_doc is not None else tag)
     start = f"<{out_tag}" + "".join(f' {k}="{html.escape(v)}"' for k, v in attrs.items()) + ">"
     if tag in _VOID:
         return _Out(start, text, kept=True)
     return _Out(f"{start}{''.join(parts)}</{out_tag}>", text, kept=True)
+
+
+def _render_children(
+    b: _Builder, doc: SnapshotDoc, node: int, depth: int, in_select: bool
+) -> tuple[list[str], list[str], bool]:
+    """(HTML parts, visible texts, whether any child was kept)."""
+    parts: list[str] = []
+    texts: list[str] = []
+    any_kept = False
+    for child in doc.children[node]:
+        out = _render_node(b, doc, child, depth + 1, in_select)
+        any_kept = any_kept or out.kept
+        parts.append(out.html)
+        if out.text:
+            texts.append(out.text)
+    return parts, texts, any_kept
 
 
 def _note_label(b: _Builder, doc: SnapshotDoc, node: int, tag: str, key: str) -> None:
@@ -249,8 +285,8 @@ def _render_frame(
     return _render_element(b, frame, body, depth=depth + 1, force=True, out_tag="div")
 
 
-def _attributes(b: _Builder, doc: SnapshotDoc, node: int, tag: str) -> dict[str, str]:
-    attrs: dict[str, str] = {"backend_node_id": str(doc.backend_ids[node])}
+def _attributes(b: _Builder, doc: SnapshotDoc, node: int, tag: str, key: str) -> dict[str, str]:
+    attrs: dict[str, str] = {ID_ATTR: key}
     input_type = ""
     for name, value in doc.attrs[node]:
         lname = name.lower()
@@ -267,7 +303,7 @@ def _attributes(b: _Builder, doc: SnapshotDoc, node: int, tag: str) -> dict[str,
         if tag == "input" and lname == "value" and input_type in ("checkbox", "radio"):
             continue
         attrs[lname] = _clean_attr(b.redact(value))
-    if doc.content_doc.get(node) is not None:
+    if b.frame_doc(doc, node) is not None:
         attrs["iframe"] = attrs.pop("src", "") or attrs.get("name", "") or "inline"
     _add_state(b, doc, node, attrs, tag=tag, input_type=input_type)
     return attrs

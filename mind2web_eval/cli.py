@@ -6,6 +6,7 @@ exit code: 0 done, 1 nothing valid to score, 3 a run stopped by --max-errors, 4 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shlex
 import sys
@@ -20,6 +21,7 @@ from mind2web_eval.batching import (
 )
 from webagent.cli.options import add_run_arguments, config_from_args
 from webagent.cli.plan import add_plan_arguments
+from webagent.cli.render import add_render_argument
 from webagent.config import EvalSection, Values
 from webagent.errors import ConfigError
 
@@ -62,6 +64,7 @@ EVAL_FLAGS = (
     "max_consecutive_failures",
     "record_agent_errors",
     "report_steps",
+    "render",
     "missing_gold",
     "score_top_k",
     "bootstrap",
@@ -159,6 +162,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "instead of stopping with its traceback",
     )
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_render_argument(ev)
     add_scoring_arguments(ev)
     add_run_arguments(ev)
     add_plan_arguments(ev)
@@ -213,6 +217,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
     from mind2web_eval.subject import describe_subject
     from webagent.build import open_agent
     from webagent.cli.plan import check_prices
+    from webagent.cli.render import page_renderer
 
     check_prices(args)
     argv: list[str] = getattr(args, "argv", sys.argv[1:])
@@ -239,7 +244,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
     batch = BatchRounds(config) if config.model.backend == "batch" else None
     if batch is not None and not args.plan:
         batch.ingest(args.batch_results)
-    with open_agent(config) as opened:
+    with open_agent(config) as opened, contextlib.ExitStack() as stack:
         to_plan = RunToPlan(
             config.agent,
             opened.model,
@@ -254,6 +259,8 @@ def run_eval_command(args: argparse.Namespace) -> int:
             return 0
         plan_beside_run(to_plan, args.out)
         subject = describe_subject(opened)
+        if section.render:
+            subject.render = stack.enter_context(page_renderer(config))
         if batch is None:
             outcome = run_eval(settings, subject, argv=argv)
         else:

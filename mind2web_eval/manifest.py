@@ -27,8 +27,13 @@ PROTOCOL = {
     "observation": "the step's cleaned_html (elements carry backend_node_id)",
     "element_ids": "backend_node_id",
 }
+#: the protocol's observation under ``--render``
+RENDERED = {
+    "observation": "the step's cleaned_html as headless Chromium renders it offline (what it "
+    "does not render is dropped; elements keep their backend_node_id)",
+}
 #: manifest fields that must not change when a run resumes
-_IDENTITY = ("agent", "model_identity", "data_source")
+_IDENTITY = ("agent", "model_identity", "data_source", "render")
 
 
 RunStatus = Literal["running", "complete", "incomplete", "aborted", "interrupted"]
@@ -60,6 +65,7 @@ class RunManifest(BaseModel):
     python: str = Field(default_factory=lambda: sys.version.split()[0])
     platform: str = Field(default_factory=platform.platform)
     data_source: str
+    render: bool = Field(default=False, description="pages rendered in Chromium (--render)")
     data: dict[str, Any] = Field(default_factory=dict, description="hash, counts, notes")
     protocol: dict[str, Any] = Field(default_factory=dict)
     gist_cache: dict[str, Any] = Field(default_factory=dict)
@@ -84,7 +90,8 @@ def read_manifest(path: Path) -> RunManifest | None:
 
 
 def check_resume(old: RunManifest, new: RunManifest, path: Path) -> None:
-    """A resumed run must use the same agent, model and data as the one it continues."""
+    """A resumed run must use the same agent, model, data and page rendering as the one it
+    continues."""
     before, after = old.identity(), new.identity()
     changed = [name for name in _IDENTITY if before[name] != after[name]]
     if changed:

@@ -34,6 +34,7 @@ from mind2web_eval.diagnostics import RUN_ERRORS
 from mind2web_eval.finalize import RunFiles, count_attempts, finalize_run, write_gold
 from mind2web_eval.manifest import (
     PROTOCOL,
+    RENDERED,
     RunManifest,
     Session,
     check_resume,
@@ -45,7 +46,7 @@ from mind2web_eval.manifest import (
 from mind2web_eval.records import Task
 from mind2web_eval.results import StepRecord
 from mind2web_eval.scoring import GoldStep, ScoringSettings, gold_steps
-from mind2web_eval.stepping import run_step
+from mind2web_eval.stepping import Render, run_step
 from mind2web_eval.store import ResultStore
 from webagent.contracts import Agent
 from webagent.gist.cache import GistCache
@@ -95,6 +96,8 @@ class EvalSubject:
     model_settings: dict[str, Any]
     model_identity: dict[str, Any]
     gist_cache: GistCache | None = None
+    #: (saved page, its name) -> the page the agent sees; None: the page as saved
+    render: Render | None = None
 
 
 class RunOutcome(BaseModel):
@@ -153,9 +156,11 @@ def _manifest(settings: EvalSettings, subject: EvalSubject) -> RunManifest:
         prompts=all_template_versions(),
         git_revision=git_revision(),
         data_source=settings.data,
+        render=subject.render is not None,
         config=settings.config,
         protocol={
             **PROTOCOL,
+            **(RENDERED if subject.render is not None else {}),
             "scoring": settings.scoring.model_dump(),
             "scoring_described": settings.scoring.describe(),
             "limit_tasks": settings.limit,
@@ -193,16 +198,17 @@ def _jobs(
 
 
 def _run_step(
-    settings: EvalSettings, agent: Agent, task: Task, index: int, gold: GoldStep
+    settings: EvalSettings, subject: EvalSubject, task: Task, index: int, gold: GoldStep
 ) -> StepRecord:
     try:
         return run_step(
-            agent,
+            subject.agent,
             task,
             index,
             gold,
             settings.scoring,
             record_agent_errors=settings.record_agent_errors,
+            render=subject.render,
         )
     except Exception as exc:
         raise AgentBugError(
@@ -247,7 +253,7 @@ def _execute(
             stopped = stop()
             if stopped:
                 break
-            in_flight.add(pool.submit(_run_step, settings, subject.agent, task, index, gold))
+            in_flight.add(pool.submit(_run_step, settings, subject, task, index, gold))
             if len(in_flight) >= settings.workers:
                 done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
                 record(done)

@@ -9,6 +9,8 @@ is then pending, see :mod:`mind2web_eval.store`). A bug in the agent (an excepti
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mind2web_eval.diagnostics import diagnose
 from mind2web_eval.manifest import now
 from mind2web_eval.records import Prediction, Task, ranked_candidates
@@ -20,19 +22,27 @@ from webagent.errors import WebAgentError
 # what a bug in page handling may raise on a strange page: with ``record_agent_errors`` it is
 # recorded as ``agent_error`` so that one page does not end a long run
 _STEP_FAILURES = (WebAgentError, ValueError, LookupError, RuntimeError, SyntaxError)
+#: (saved page, its name) -> the page the agent sees (``--render``); raises WebAgentError
+Render = Callable[[str, str], str]
 
 
 def _observe(
-    agent: Agent, task: Task, index: int, record_agent_errors: bool
+    agent: Agent, task: Task, index: int, record_agent_errors: bool, render: Render | None
 ) -> tuple[StepTrace | None, str | None, str]:
     """(trace, run error class, error message)."""
     step = task.actions[index]
     if step.cleaned_html is None:
         return None, "no_html", "the step has no cleaned_html: the agent cannot see the page"
+    html = step.cleaned_html
+    if render is not None:
+        try:
+            html = render(html, f"the page of step {step.action_uid} (task {task.annotation_id})")
+        except WebAgentError as exc:  # pending: the same command tries the page again
+            return None, "page_error", str(exc)
     observation = Observation(
         task=task.confirmed_task,
         previous_actions=task.previous_actions(index),
-        html=step.cleaned_html,
+        html=html,
         candidates=ranked_candidates(step),
     )
     if not record_agent_errors:
@@ -53,8 +63,9 @@ def run_step(
     scoring: ScoringSettings,
     *,
     record_agent_errors: bool = False,
+    render: Render | None = None,
 ) -> StepRecord:
-    trace, run_error, error = _observe(agent, task, index, record_agent_errors)
+    trace, run_error, error = _observe(agent, task, index, record_agent_errors, render)
     action = trace.action if trace is not None else None
     prediction = Prediction(
         annotation_id=task.annotation_id,

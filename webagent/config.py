@@ -70,6 +70,9 @@ class EvalSection(_Section):
         default=False, description="record an exception inside the agent and go on"
     )
     report_steps: int = Field(default=300, ge=0, description="steps shown in the HTML report")
+    render: bool = Field(
+        default=False, description="each step's page as headless Chromium renders it (--render)"
+    )
     progress: bool = True
     missing_gold: Literal["fail", "skip"] = "fail"
     score_top_k: int | None = Field(default=None, ge=1, description="candidate filter (rank < K)")

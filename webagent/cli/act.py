@@ -9,6 +9,7 @@ from webagent.agents.registry import agent_spec
 from webagent.cli.options import add_repeatable, add_run_arguments, config_from_args, open_agent
 from webagent.cli.pages import read_page
 from webagent.cli.plan import add_plan_arguments, print_plan
+from webagent.cli.render import add_render_argument, render_page
 from webagent.contracts import Observation, StepTrace
 
 HELP = "run one agent step on a page and print the reopened fragments and the action"
@@ -34,6 +35,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         'a previous action, e.g. "[textbox] From -> TYPE: Oslo" (repeatable, oldest first)',
     )
     parser.add_argument("--json", action="store_true", help="print the full step trace as JSON")
+    add_render_argument(parser)
     add_run_arguments(parser)
     add_plan_arguments(parser)
     parser.set_defaults(func=run)
@@ -41,10 +43,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    html = read_page(args.page)
-    observation = Observation(
-        task=args.task, previous_actions=args.previous, html=html.decode("utf-8", errors="replace")
-    )
+    raw = read_page(args.page)
+    html = render_page(raw, args.page, config) if args.render else raw.decode("utf-8", "replace")
+    observation = Observation(task=args.task, previous_actions=args.previous, html=html)
     if args.plan:
         return print_plan(args, config, [observation])
     with open_agent(config) as opened:

@@ -14,6 +14,7 @@ from webagent.cli.options import (
     config_from_args,
 )
 from webagent.cli.pages import read_page
+from webagent.cli.render import add_render_argument, render_page
 from webagent.config import RunConfig
 from webagent.errors import ConfigError
 from webagent.html.fragment import SegmentedPage, SegmentSettings
@@ -52,6 +53,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="also show the levels of sections ReadAgent-P/S would build where the gists do "
         "not all fit the look-up prompt (with extractive gists: no model call)",
     )
+    add_render_argument(parser)
     add_config_arguments(parser)
     add_budget_arguments(parser)
     add_model_arguments(parser)
@@ -109,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     raw = read_page(args.page)
     data: bytes | str = decode_html(raw, args.encoding) if args.encoding else raw
+    if args.render:
+        data = render_page(data, args.page, config)
     with build_model(config.model) as model:
         settings = settings_from_args(args, config, model)
         page = segment_html(data, settings, model.count_tokens)

@@ -102,6 +102,17 @@ def clean_page(html: bytes | str | etree._Element, keep_wrappers: bool = False) 
     return page
 
 
+def with_ids(html: bytes | str) -> str:
+    """The page as HTML whose every element carries the id :func:`clean_page` gives it (its
+    own ``backend_node_id``, else ``n<k>``), so that a copy of the page rewritten elsewhere
+    (rendered in a browser, which drops hidden elements and adds implied ones) keeps them."""
+    root = parse_html(html)
+    for ordinal, el in enumerate(root.iter(), start=1):  # the walk's order and count
+        if isinstance(el.tag, str) and not el.get(rules.ID_ATTR):
+            el.set(rules.ID_ATTR, f"n{ordinal}")
+    return etree.tostring(root, encoding="unicode", method="html")
+
+
 def _without_comments(root: etree._Element) -> etree._Element:
     """The tree itself, or a copy without comments and processing instructions (the walk
     would lose their tail text); the caller's tree is never modified."""
