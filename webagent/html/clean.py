@@ -11,9 +11,11 @@ which is what makes segmentation cheap.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import deque
+from collections.abc import Callable, Iterable
 from copy import deepcopy
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, chain, islice
 from typing import cast
 
 from lxml import etree
@@ -92,8 +94,12 @@ class CleanPage:
 
 def clean_page(html: bytes | str | etree._Element, keep_wrappers: bool = False) -> CleanPage:
     """Parse (unless given a tree) and clean a page. Raises PageError if nothing is visible."""
-    root = _without_comments(html) if isinstance(html, etree._Element) else parse_html(html)
-    page = _walk(root, keep_wrappers)
+    if isinstance(html, etree._Element):
+        root = _without_comments(html)
+        # parsed pages never hold entity references; a caller's tree may
+        page = _walk(root, keep_wrappers, next(root.iter(etree.Entity), None) is not None)
+    else:
+        page = _walk(parse_html(html), keep_wrappers)
     if not page.kept_nodes:
         raise PageError(
             f"page has no visible content after cleaning ({len(page.tags)} elements, all "
@@ -145,9 +151,16 @@ def _after_open(pieces: list[str], open_piece: int) -> bool:
     return last == open_piece
 
 
-def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0915
+def _walk(  # noqa: PLR0915
+    root: etree._Element, keep_wrappers: bool, entities: bool = False
+) -> CleanPage:
     """The one pass over the tree. Hot path: written as a single loop with local names, as
-    method calls per element would double its cost (see bench/bench_segment.py)."""
+    method calls per element would double its cost (see bench/bench_segment.py).
+
+    The tree is read in document order by ``root.iter()`` (C-level, one turn of the loop per
+    element): an element ends when the next one read is not inside it, and a skipped
+    subtree is passed over by consuming its nodes from the iterator, their number counted by
+    XPath (elements only: ``entities`` says the tree may also hold entity references)."""
     page = CleanPage()
     pieces, owner, tags, ids = page.pieces, page.owner, page.tags, page.ids
     kept, interactive, attrs_of = page.kept, page.interactive, page.attrs
@@ -160,13 +173,17 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
         page.height,
     )
     stack: list[int] = [-1]  # open elements, under a sentinel for "no parent"
-    shown: list[bool] = [True]  # their inherited CSS visibility, beside them
-    watched, drop, text_tags, opaque, stop = (
+    # the open elements themselves, under the root's parent (which never ends)
+    open_els: list[etree._Element | None] = [root.getparent()]
+    finish = cast(etree._Element, _Finish(open_els[0]))  # read after the last: ends them all
+    hidden: set[int] = set()  # elements under visibility: hidden (never the sentinel)
+    watched, drop, text_tags, opaque, stop, special = (
         rules.WATCHED_ATTRS,
         rules.DROP_TAGS,
         rules.TEXT_TAGS,
         rules.OPAQUE_TAGS,
         _STOP_TAGS,
+        _SPECIAL_TAGS,
     )
     void, id_attr, active_tags = rules.VOID_TAGS, rules.ID_ATTR, rules.INTERACTIVE_TAGS
     open_tag, shown_keys, is_hidden = rules.open_tag, rules.SHOWN_KEYS, rules.is_hidden
@@ -175,44 +192,41 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
     numbered = _NUMBERED  # "n<k>" made once per process: the f-string costs 5 % of the walk
     known = len(numbered)
     ordinal = 0
-    skipped = False  # the next event is the end of a skipped element
-    walker = etree.iterwalk(root, events=("start", "end"))
-    for event, el in walker:
-        if event == "end":
-            if skipped:
-                skipped = False
-                separate = True
+    nodes = root.iter()
+    consume: Callable[[Iterable[object]], None] = deque[object](maxlen=0).extend  # in C
+    for el in chain(nodes, (finish,)):
+        up_el = el.getparent()
+        while open_els[-1] is not up_el:  # the open elements that el is not inside end here
+            done = open_els.pop()
+            index = stack.pop()
+            if kept[index]:  # interactive, salient or (set below) with own text
+                tag = tags[index]
+                attrs = attrs_of[index]
+                pieces[p_open[index]] = (
+                    open_tag(tag, ids[index], attrs)
+                    if attrs and not shown_keys.isdisjoint(attrs)
+                    else f"<{tag} id={ids[index]}>"
+                )
+                if tag not in void:
+                    pieces.append(f"</{tag}>")
+                    owner.append(index)
+                separate = False
             else:
-                index = stack.pop()
-                shown.pop()
-                if kept[index]:  # interactive, salient or (set below) with own text
-                    tag = tags[index]
-                    attrs = attrs_of[index]
-                    pieces[p_open[index]] = (
-                        open_tag(tag, ids[index], attrs)
-                        if attrs and not shown_keys.isdisjoint(attrs)
-                        else f"<{tag} id={ids[index]}>"
-                    )
-                    if tag not in void:
-                        pieces.append(f"</{tag}>")
-                        owner.append(index)
-                    separate = False
-                else:
-                    separate = True
-                end[index] = len(tags)
-                p_end[index] = len(pieces)
-                up = stack[-1]
-                if up >= 0 and height[index] > height[up]:
-                    height[up] = height[index]
-            tail = el.tail
-            if tail and stack[-1] >= 0 and shown[-1] and not tail.isspace():
-                up = stack[-1]
+                separate = True
+            end[index] = len(tags)
+            p_end[index] = len(pieces)
+            up = stack[-1]
+            if up >= 0 and height[index] > height[up]:
+                height[up] = height[index]
+            tail = done.tail  # type: ignore[union-attr]  # the sentinel is never ended
+            if tail and up >= 0 and up not in hidden and not tail.isspace():
                 # the tail of an element that left no tag behind needs a separator of its own
                 lead = (not _after_open(pieces, p_open[up])) if separate else None
                 pieces.append(_text_piece(tail, lead))
                 owner.append(up)
                 kept[up] = True
-            continue
+        if el is finish:
+            break
         ordinal += 1
         tag = el.tag
         # three in four elements carry attributes, one in four a watched one
@@ -220,28 +234,33 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
         if watched.isdisjoint(keys):
             attrs = no_attrs
         else:
-            get = el.get
+            get = cast(Callable[[str], str], el.get)  # a key of the element: never None
             attrs = {k: get(k) for k in keys if k in watched}
-        visible = shown[-1]
+        up = stack[-1]
+        visible = up not in hidden
         if attrs and "style" in attrs:
             own = rules.visibility(attrs)
             visible = visible if own is None else own
         if (
-            (tag in stop and (tag in drop or stack[-1] >= 0 or not isinstance(tag, str)))
+            (
+                tag in special
+                and tag in stop
+                and (tag in drop or up >= 0 or not isinstance(tag, str))
+            )
             or (attrs and not hiding.isdisjoint(attrs) and is_hidden(tag, attrs))
             or (not visible and not _may_show(el))
         ):
-            if (
-                tag in text_tags
-                and stack[-1] >= 0
-                and visible
-                and not (attrs and is_hidden(tag, attrs))
-            ):
-                _mind2web_text(page, stack[-1], el.text)
-            skipped = True
+            if tag in text_tags and up >= 0 and visible and not (attrs and is_hidden(tag, attrs)):
+                _mind2web_text(page, up, el.text)
             if len(el):
-                ordinal += _descendants(el)
-            walker.skip_subtree()
+                inside = _descendants(el)
+                ordinal += inside
+                consume(islice(nodes, _nodes_inside(el) if entities else inside))
+            tail = el.tail  # it ends here, leaving no tag behind
+            if tail and up >= 0 and up not in hidden and not tail.isspace():
+                pieces.append(_text_piece(tail, not _after_open(pieces, p_open[up])))
+                owner.append(up)
+                kept[up] = True
             continue
         index = len(tags)
         tags.append(tag)
@@ -265,23 +284,26 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
                     or keep_wrappers
                     or (not keeping.isdisjoint(attrs) and rules.has_keeping_attr(attrs))
                 )
+        if not visible:
+            hidden.add(index)
         interactive.append(active)
         attrs_of.append(attrs)
         level = len(stack) - 1
         depth.append(level)
         height.append(level)
-        parent.append(stack[-1])
+        parent.append(up)
         end.append(0)
         p_open.append(len(pieces))
         p_end.append(0)
         pieces.append("")
         owner.append(index)
         stack.append(index)
-        shown.append(visible)
-        if tag in opaque:
+        open_els.append(el)
+        if tag in special and tag in opaque:
             if len(el):
-                ordinal += _descendants(el)
-            walker.skip_subtree()
+                inside = _descendants(el)
+                ordinal += inside
+                consume(islice(nodes, _nodes_inside(el) if entities else inside))
             continue
         text = el.text
         if text and visible and not text.isspace():
@@ -299,6 +321,19 @@ def _walk(root: etree._Element, keep_wrappers: bool) -> CleanPage:  # noqa: PLR0
     return page
 
 
+class _Finish:
+    """Read by the walk after the last element: its parent is the walked root's parent, so
+    every element still open ends before it."""
+
+    __slots__ = ("_parent",)
+
+    def __init__(self, parent: etree._Element | None) -> None:
+        self._parent = parent
+
+    def getparent(self) -> etree._Element | None:
+        return self._parent
+
+
 _NUMBERED_MAX = 1 << 16  # ~4 MB of strings at most
 _NUMBERED: list[str] = []  # _NUMBERED[k] == f"n{k}", for the k seen so far
 
@@ -313,6 +348,8 @@ def _number(count: int) -> None:
 # tags that stop the walk at an element: junk, Mind2Web's <text> (below the root) and the
 # tags lxml gives comments, processing instructions and entities (not strings)
 _STOP_TAGS = rules.DROP_TAGS | rules.TEXT_TAGS | {etree.Comment, etree.PI, etree.Entity}
+# the tags that take a second look: those that stop the walk and those it does not enter
+_SPECIAL_TAGS = _STOP_TAGS | rules.OPAQUE_TAGS
 
 
 _COUNT_DESCENDANTS = etree.XPath("count(descendant::*)")  # compiled once: el.xpath is 100x slower
@@ -321,6 +358,12 @@ _COUNT_DESCENDANTS = etree.XPath("count(descendant::*)")  # compiled once: el.xp
 def _descendants(el: etree._Element) -> int:
     """How many elements lie inside ``el`` (C-level, for the ids of a skipped subtree)."""
     return int(cast(float, _COUNT_DESCENDANTS(el)))  # XPath count() is a number
+
+
+def _nodes_inside(el: etree._Element) -> int:
+    """How many nodes ``el.iter()`` reads inside ``el``: its elements and entity references
+    (which XPath does not see)."""
+    return sum(1 for _ in el.iter()) - 1
 
 
 # a descendant whose inline style names visibility (the only way back from visibility: hidden)

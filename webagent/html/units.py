@@ -10,7 +10,7 @@ document order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -186,15 +186,33 @@ def fit_units(page: CleanPage, units: list[Unit], max_tokens: int, sizer: Sizer)
     filled in at once; the result is the same as splitting each unit in turn."""
     height, depth = page.height, page.depth
     out = sizer.fill(units)
+    fresh: Iterable[int] = range(len(out))  # only units made by the last split can be over
     while True:
         over = [
             n
-            for n, u in enumerate(out)
-            if u.tokens > max_tokens and u.node >= 0 and height[u.node] > depth[u.node]
+            for n in fresh
+            if (u := out[n]).tokens > max_tokens and u.node >= 0 and height[u.node] > depth[u.node]
         ]
         if not over:
             return out
         parts = {n: split_units(page, out[n].node, depth[out[n].node] + 1, sizer) for n in over}
         ahead = _ahead(page, [(out[n], parts[n]) for n in over], max_tokens, sizer)
         sizer.fill([u for split in parts.values() for u in split], ahead)
-        out = [u for n, unit in enumerate(out) for u in parts.get(n, (unit,))]
+        out, fresh = _replace(out, over, parts)
+
+
+def _replace(
+    units: list[Unit], over: list[int], parts: dict[int, list[Unit]]
+) -> tuple[list[Unit], list[int]]:
+    """``units`` with each unit at the positions ``over`` (ascending) replaced by its
+    ``parts``, and the positions of those parts in the result."""
+    out: list[Unit] = []
+    fresh: list[int] = []
+    kept_from = 0
+    for n in over:
+        out += units[kept_from:n]
+        fresh += range(len(out), len(out) + len(parts[n]))
+        out += parts[n]
+        kept_from = n + 1
+    out += units[kept_from:]
+    return out, fresh
