@@ -95,3 +95,20 @@ def test_llama_cpp_threads_sleep_soon_unless_the_environment_says_otherwise() ->
 def test_the_model_loads_with_the_low_spin_count(local_model: Model) -> None:
     local_model.count_tokens("load")  # weights (and so llama.cpp's libgomp) load on first use
     assert os.environ["GOMP_SPINCOUNT"] == (SPIN_COUNT_GIVEN or OPENMP_SPIN_COUNT)
+
+
+def test_structured_answers_cannot_outgrow_max_tokens() -> None:
+    """The grammar bounds every free string and array so that a whole answer fits
+    ``max_tokens`` (a cut answer is no JSON); enums and the request's own schema stay."""
+    from webagent.act import act_schema
+    from webagent.lookup import SECTIONS_SCHEMA
+    from webagent.model.llama_local import JSON_FRAME_TOKENS, within_tokens
+
+    act = act_schema(["n1", "n2"])
+    tight = within_tokens(act, 96)
+    assert tight["properties"]["value"]["maxLength"] <= 96 - JSON_FRAME_TOKENS
+    assert tight["properties"]["element_id"] == act["properties"]["element_id"]
+    assert act["properties"]["value"]["maxLength"] == 200  # the request's schema is untouched
+    sections = within_tokens(SECTIONS_SCHEMA, 64)["properties"]
+    # at most one token a character, three an item: the two values share what the frame leaves
+    assert 3 * sections["sections"]["maxItems"] + sections["reason"]["maxLength"] <= 64 - 16

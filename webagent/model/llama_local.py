@@ -114,7 +114,10 @@ class LlamaLocalBackend(Backend):
             "seed": 0,
         }
         if request.json_schema is not None and self._structured:
-            kwargs["response_format"] = {"type": "json_object", "schema": request.json_schema}
+            schema = request.json_schema
+            if request.phase != "gist":  # a cut batch of gists is still read (parse_batch_answer)
+                schema = within_tokens(schema, request.max_tokens)
+            kwargs["response_format"] = {"type": "json_object", "schema": schema}
         try:
             return llama.create_chat_completion(**kwargs)
         except ValueError as exc:
@@ -137,3 +140,28 @@ class LlamaLocalBackend(Backend):
         if llama is not None:
             with self._lock:
                 llama.close()
+
+
+#: tokens a structured answer keeps for its JSON frame, keys and the values that are not text
+JSON_FRAME_TOKENS = 32
+
+
+def within_tokens(schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+    """``schema`` with every free string's ``maxLength`` and every array's ``maxItems``
+    lowered so that the grammar cannot write an answer longer than ``max_tokens`` (a token
+    holds at least one character, an array item takes at most 3): a cut answer is no JSON at
+    all. The request, and so its cache key, is unchanged."""
+    properties = dict(schema.get("properties", {}))
+    bounded = {
+        name: spec
+        for name, spec in properties.items()
+        if isinstance(spec, dict)
+        and (spec.get("type") == "array" or (spec.get("type") == "string" and "enum" not in spec))
+    }
+    if not bounded:
+        return schema
+    room = max(8, (max_tokens - JSON_FRAME_TOKENS) // len(bounded))
+    for name, spec in bounded.items():
+        key, limit = ("maxItems", room // 3) if spec["type"] == "array" else ("maxLength", room)
+        properties[name] = {**spec, key: min(int(spec.get(key, limit)), max(1, limit))}
+    return {**schema, "properties": properties}
