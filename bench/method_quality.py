@@ -55,20 +55,26 @@ class Row:
     budget: int
     counter: str = "estimate"
     gister: str | None = None  # None: the agent shows no gist, or the default (model)
+    #: True: the paper's flat memory, no levels (``agent.gist_floor_words=0``), the ablation
+    #: of issue 20 on the pages whose gists do not all fit the look-up prompt
+    flat: bool = False
 
     @property
     def label(self) -> str:
-        gister = f" ({self.gister} gists)" if self.gister else ""
+        memory = ", flat memory" if self.flat else ""
+        gister = f" ({self.gister} gists{memory})" if self.gister else ""
         return f"{self.agent}{gister} @{self.budget // 1024}K, {self.counter}"
 
     @property
     def slug(self) -> str:
         gister = f"-{self.gister}" if self.gister else ""
-        return f"{self.agent}{gister}-{self.budget // 1024}k-{self.counter}"
+        flat = "-flat" if self.flat else ""
+        return f"{self.agent}{gister}{flat}-{self.budget // 1024}k-{self.counter}"
 
     def flags(self) -> list[str]:
         flags = ["--agent", self.agent, "--context-budget", str(self.budget)]
         flags += ["--token-counter", self.counter]
+        flags += ["--set", "agent.gist_floor_words=0"] if self.flat else []
         return flags + (["--gister", self.gister] if self.gister else [])
 
 
@@ -88,6 +94,8 @@ ROWS: tuple[Row, ...] = (
     Row("raw-html", 4096),
     Row("readagent-p", 8192, "gguf", gister="model"),
     Row("raw-html", 8192, "gguf"),
+    Row("readagent-p", 8192, gister="model", flat=True),
+    Row("readagent-p", 8192, gister="extractive", flat=True),
 )
 COUNTER_NAMES = {"estimate": "byte estimate (5 tokens / 8 bytes)", "gguf": "SmolLM2 BPE"}
 
