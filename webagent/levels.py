@@ -13,7 +13,7 @@ Pages whose gists fit are never grouped: they are read exactly as before.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from webagent.contracts import MemoryEdits
@@ -44,12 +44,21 @@ def cut_words(gist: str, words: int) -> str:
     return gist
 
 
-def flat_fits(raw: Sequence[str], shown: Sequence[str], edits: MemoryEdits, floor: int) -> bool:
-    """Whether a flat memory showed every gist with at least ``floor`` words (or whole, if
-    shorter) and left none out."""
+def flat_fits(
+    raw: Sequence[str],
+    shown: Sequence[str],
+    edits: MemoryEdits,
+    floor: int,
+    indices: Iterable[int] | None = None,
+) -> bool:
+    """Whether a memory showed every gist (of ``indices``; default all) with at least
+    ``floor`` words (or whole, if shorter) and left none out."""
     if edits.gists_displaced:
         return False
-    return all(gist_words(s) >= min(floor, gist_words(r)) for r, s in zip(raw, shown, strict=True))
+    return all(
+        gist_words(shown[i]) >= min(floor, gist_words(raw[i]))
+        for i in (range(len(raw)) if indices is None else indices)
+    )
 
 
 @dataclass(frozen=True)

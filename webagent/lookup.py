@@ -271,5 +271,17 @@ def lookup_sections(
         if not chosen or all(not s.children for s in chosen):
             return chosen, rounds, below
         level = [c for s in chosen for c in (s.children or (s,))]
+        # the next prompt shows what the chosen hold, each line with ``floor`` words: the
+        # last chosen give way where it would not (refused, in the round)
+        while (
+            len(chosen) > 1
+            and fit_section_lines(
+                level, [page.gists[s] for s in level], budget, page.floor, query.count_tokens
+            ).below_floor
+        ):
+            dropped = chosen.pop()
+            round_.rejected.append(f"section {dropped.label}: no room to show what it holds")
+            round_.sections.pop()
+            level = [c for s in chosen for c in (s.children or (s,))]
         depth += 1
     return [], rounds, below

@@ -45,7 +45,7 @@ from webagent.lookup import (
     lookup_sections,
     lookup_sequential,
 )
-from webagent.memory import fit_memory, shown_ids, whole_page
+from webagent.memory import FittedMemory, fit_memory, shown_ids, whole_page
 from webagent.model.calls import CallLog
 from webagent.prompts import load_template
 from webagent.retrieval import RetrievalQuery, build_retriever
@@ -145,8 +145,7 @@ class ReadAgentP(GistOnlyAgent):
                 return self._sections_only(
                     ctx, levelled, raw=raw, rounds=rounds, sections=sections, below=below
                 )
-            shown = [fragments[i] for i in leaf_parts(chosen)]
-            fitted_parts = fit_memory(shown, raw, (), budget, self._count)
+            shown, fitted_parts = self._parts_within(chosen, rounds[-1], fragments, raw, budget)
             gists, edits = fitted_parts.gists or [], fitted_parts.edits
             edits.sections_shortened = below
         parallel = self.lookup is lookup_parallel
@@ -169,6 +168,28 @@ class ReadAgentP(GistOnlyAgent):
             lookup_edits=edits,
             sections=sections,
         )
+
+    def _parts_within(
+        self,
+        chosen: list[Section],
+        last: LookupRound,
+        fragments: Sequence[Fragment],
+        raw: Sequence[str],
+        budget: int,
+    ) -> tuple[list[Fragment], FittedMemory]:
+        """The parts of the sections ``chosen`` and their memory for the look-up prompt,
+        each gist with ``gist_floor_words`` words: the last chosen give way where it would
+        not (refused in ``last``, the round that chose them)."""
+        floor = self.settings.gist_floor_words
+        while True:
+            parts = leaf_parts(chosen)
+            shown = [fragments[i] for i in parts]
+            fitted = fit_memory(shown, raw, (), budget, self._count)
+            if len(chosen) == 1 or flat_fits(raw, fitted.gists or [], fitted.edits, floor, parts):
+                return shown, fitted
+            dropped = chosen.pop()
+            last.rejected.append(f"section {dropped.label}: no room to show what it holds")
+            last.sections.pop()
 
     def _query(
         self, ctx: StepContext, shown: Sequence[Fragment], gists: Sequence[str], budget: int
