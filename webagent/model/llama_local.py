@@ -2,8 +2,10 @@
 
 Weights load on the first call, not at construction. One generation runs at a time (a lock).
 Structured output uses llama.cpp's JSON-schema grammar, so the answer is always well-formed
-JSON. A running generation cannot be interrupted; its time is bounded by ``max_tokens`` and
-the context size, and ``timeout_s`` bounds the wait for the model to be free.
+JSON; the grammar also bounds free strings and arrays (``within_tokens``) so that an answer
+cannot outgrow ``max_tokens`` and be cut (gist batches aside: a cut one is still read). A
+running generation cannot be interrupted; its time is bounded by ``max_tokens`` and the context
+size, and ``timeout_s`` bounds the wait for the model to be free.
 """
 
 from __future__ import annotations
