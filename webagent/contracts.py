@@ -102,29 +102,6 @@ class ModelCall(BaseModel):
     error: str | None = None
 
 
-class LookupRound(BaseModel):
-    """One look-up answer: what the model asked for and what was made of it."""
-
-    raw: str
-    requested: list[int] = Field(default_factory=list, description="1-based page numbers asked")
-    accepted: list[int] = Field(default_factory=list, description="0-based fragments reopened")
-    rejected: list[str] = Field(default_factory=list, description="what was refused, and why")
-    stop: bool = False
-    reason: str | None = None
-    assisted: list[int] = Field(
-        default_factory=list, description="0-based fragments retrieval added in free slots"
-    )
-    level: int = Field(
-        default=0,
-        description="0: a round over parts; 1: over the top sections of a levelled memory, "
-        "2: over the sections inside those, ...",
-    )
-    sections: list[list[int]] = Field(
-        default_factory=list,
-        description="the sections a section round opened, as 0-based [start, end) fragments",
-    )
-
-
 class MemoryEdits(BaseModel):
     """What fitting the page memory to its budget changed: nothing is cut silently."""
 
@@ -159,6 +136,34 @@ class MemoryEdits(BaseModel):
             or self.outside_sections
             or self.sections_shortened
         )
+
+
+class LookupRound(BaseModel):
+    """One look-up answer: what the model asked for and what was made of it."""
+
+    raw: str
+    requested: list[int] = Field(default_factory=list, description="1-based page numbers asked")
+    accepted: list[int] = Field(default_factory=list, description="0-based fragments reopened")
+    rejected: list[str] = Field(default_factory=list, description="what was refused, and why")
+    stop: bool = False
+    reason: str | None = None
+    assisted: list[int] = Field(
+        default_factory=list, description="0-based fragments retrieval added in free slots"
+    )
+    level: int = Field(
+        default=0,
+        description="0: a round over parts; 1: over the top sections of a levelled memory, "
+        "2: over the sections inside those, ...",
+    )
+    sections: list[list[int]] = Field(
+        default_factory=list,
+        description="the sections a section round opened, as 0-based [start, end) fragments",
+    )
+    memory_edits: MemoryEdits = Field(
+        default_factory=MemoryEdits,
+        description="what fitting this round's prompt changed (ReadAgent-S: the gists cut to "
+        "make room for the parts open so far)",
+    )
 
 
 class SectionGist(BaseModel):

@@ -173,13 +173,12 @@ def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]
     opened: list[int] = []
     rounds: list[LookupRound] = []
     while len(opened) < max_pages:
+        memory = fit_memory(fragments, gists, opened, query.budget_tokens, query.count_tokens)
         request = Request(
             messages=template.render(
                 task=task,
                 previous_actions=previous,
-                memory=fit_memory(
-                    fragments, gists, opened, query.budget_tokens, query.count_tokens
-                ).text,
+                memory=memory.text,
                 opened=", ".join(str(i + 1) for i in opened) or "none",
                 remaining=max_pages - len(opened),
             ),
@@ -191,6 +190,7 @@ def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]
         )
         answer = log.generate(request).text
         round_ = parse_lookup_answer(answer, query.page_size, 1, opened, shown=query.shown)
+        round_.memory_edits = memory.edits
         rounds.append(round_)
         if round_.stop or not round_.accepted:
             break  # STOP, or an answer naming no new page: asking again would repeat it

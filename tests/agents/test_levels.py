@@ -180,3 +180,19 @@ def test_every_shared_page_shows_no_blank_gist_under_smollm2(
     budget: int, local_model: Model
 ) -> None:
     check_shared_pages(budget, local_model.backend.count_tokens)
+
+
+@pytest.mark.parametrize("agent", ["readagent-p", "readagent-s"])
+def test_every_gist_a_look_up_prompt_cuts_is_an_edit_of_its_round(agent: str) -> None:
+    trace = step(page_html(), agent, 2048)
+    calls = [c for c in trace.calls if c.phase == "lookup"]
+    assert len(calls) == len(trace.lookup)
+    for call, round_ in zip(calls, trace.lookup, strict=True):
+        if round_.level:  # a section round: its cuts below the floor are sections_shortened
+            continue
+        named = set(round_.memory_edits.gists_shortened) | set(trace.lookup_edits.gists_shortened)
+        for line in call.prompt[-1]["content"].splitlines():
+            if (m := LINE.match(line)) and m.group(1) == "Part":
+                index = int(m.group(2)) - 1
+                if m.group(3) != trace.gists[index]:
+                    assert index in named, (index, m.group(3))
