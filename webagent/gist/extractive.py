@@ -224,7 +224,8 @@ def _items(fragment: Fragment, words: int) -> list[str]:
         if container is not None:
             runs.setdefault(id(container), []).append(control)
             containers[id(container)] = container
-    long_runs = {k for k, v in runs.items() if len(v) >= LINK_RUN}
+    # in page order (a set of id()s iterated in memory order: gists changed run to run)
+    long_runs = [k for k, v in runs.items() if len(v) >= LINK_RUN]
     lead = " / ".join(dict.fromkeys(_words(h, 6) for h in headings[:2]))
     if not lead:  # the words around the controls: theirs are in their items already
         named = [el for el in root.iter() if el.get("id") in interactive or _covered(el)]
