@@ -17,8 +17,8 @@ from typing import Any
 from webagent.answers import find_json
 from webagent.contracts import LookupRound
 from webagent.html.fragment import Fragment
-from webagent.levels import Section, fit_section_lines
-from webagent.memory import fit_memory, gist_line
+from webagent.levels import Section, fit_section_lines, flat_fits
+from webagent.memory import FittedMemory, fit_memory, gist_line
 from webagent.model.base import Request
 from webagent.model.calls import CallLog
 from webagent.prompts import load_template
@@ -114,7 +114,8 @@ class LookupQuery:
 
     ``fragments`` are those the prompt shows: the page's, or (in a levelled memory) those
     of the sections opened; ``gists`` are indexed by ``Fragment.index``; ``n_fragments`` is
-    the page's count (0: ``len(fragments)``)."""
+    the page's count (0: ``len(fragments)``); ``floor``: the least words a gist line keeps
+    while ReadAgent-S opens fragments (``gist_floor_words``; 0: none)."""
 
     task: str
     previous: str
@@ -126,6 +127,7 @@ class LookupQuery:
     log: CallLog
     count_tokens: Callable[[str], int]
     n_fragments: int = 0
+    floor: int = 0
 
     @property
     def page_size(self) -> int:
@@ -202,8 +204,22 @@ def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]
             round_.accepted = []
             round_.rejected += [f"{i + 1}: does not fit the context budget" for i in refused]
             break
+        if query.floor and not _gists_keep_floor(query, fitted):
+            round_.rejected += [
+                f"{i + 1}: no room beside the other gists at {query.floor} words"
+                for i in round_.accepted
+            ]
+            round_.accepted = []
+            break
         opened = fitted.reopened
     return opened, rounds
+
+
+def _gists_keep_floor(query: LookupQuery, fitted: FittedMemory) -> bool:
+    """Whether the next round's memory shows every closed fragment's gist at the floor."""
+    opened = set(fitted.reopened)
+    closed = [f.index for f in query.fragments if f.index not in opened]
+    return flat_fits(query.gists, fitted.gists or [], fitted.edits, query.floor, closed)
 
 
 SECTIONS_SCHEMA: dict[str, Any] = {

@@ -15,12 +15,16 @@ import pytest
 from big_page import big_page
 
 from webagent.agents.registry import AgentSettings, build_agent
-from webagent.contracts import Observation, StepTrace
+from webagent.contracts import LookupRound, Observation, StepTrace
 from webagent.html.fragment import Fragment
 from webagent.levels import build_sections, cut_words, gist_words, walk
+from webagent.lookup import LookupQuery, lookup_sequential
+from webagent.memory import gist_line
 from webagent.model.base import Request
+from webagent.model.calls import CallLog
 from webagent.model.client import Model
 from webagent.model.scripted import ScriptedBackend
+from webagent.tokens import estimate_tokens
 
 SHARED_PAGES = Path(__file__).resolve().parents[3] / "shared" / "pages"
 TASK = "Save the cheapest bike in Leeds"
@@ -155,31 +159,36 @@ def test_a_page_of_thousands_of_fragments_gets_levels(agent: str, budget: int) -
     assert trace.action is not None, trace.error
 
 
-def check_shared_pages(budget: int, counter: Callable[[str], int] | None = None) -> None:
+def check_shared_pages(
+    agent: str, budget: int, counter: Callable[[str], int] | None = None
+) -> None:
     pages = sorted(SHARED_PAGES.glob("*.html"))
     if not pages:
         pytest.skip("../shared/pages is not here")
     for page in pages:
         html = page.read_text(encoding="utf-8", errors="replace")
-        trace = step(html, "readagent-p", budget, counter=counter)
+        trace = step(html, agent, budget, counter=counter)
         if trace.read_whole:
             continue
         assert_nothing_blank(trace)
         assert trace.action is not None, (page.name, trace.error)
 
 
+@pytest.mark.parametrize("agent", ["readagent-p", "readagent-s"])
 @pytest.mark.parametrize("budget", [2048, 4096])
-def test_every_shared_page_shows_no_blank_gist(budget: int) -> None:
-    check_shared_pages(budget)
+def test_every_shared_page_shows_no_blank_gist(agent: str, budget: int) -> None:
+    """ReadAgent-S included: a part opens only where the gists beside it keep the floor."""
+    check_shared_pages(agent, budget)
 
 
 @pytest.mark.llama
 @pytest.mark.slow
+@pytest.mark.parametrize("agent", ["readagent-p", "readagent-s"])
 @pytest.mark.parametrize("budget", [2048, 4096])
 def test_every_shared_page_shows_no_blank_gist_under_smollm2(
-    budget: int, local_model: Model
+    agent: str, budget: int, local_model: Model
 ) -> None:
-    check_shared_pages(budget, local_model.backend.count_tokens)
+    check_shared_pages(agent, budget, local_model.backend.count_tokens)
 
 
 @pytest.mark.parametrize("agent", ["readagent-p", "readagent-s"])
@@ -196,3 +205,48 @@ def test_every_gist_a_look_up_prompt_cuts_is_an_edit_of_its_round(agent: str) ->
                 index = int(m.group(2)) - 1
                 if m.group(3) != trace.gists[index]:
                     assert index in named, (index, m.group(3))
+
+
+def test_readagent_s_opens_a_part_only_where_the_other_gists_keep_the_floor() -> None:
+    """A part whose text would push the gists beside it below the floor is refused in the
+    round that asked for it, and the look-up ends there; with no floor it opens (the flat
+    memory then cuts the other gists)."""
+    gist = "listings of bikes for sale in Leeds with prices and photos"  # 11 words
+    fragments = [
+        Fragment(
+            index=i,
+            path=f"html/body/div[{i + 1}]",
+            html="<p>" + "word " * 60 + "</p>",
+            text="word " * 60,
+            element_ids=[],
+            tokens=40,
+        )
+        for i in range(6)
+    ]
+    gists = [gist] * len(fragments)
+    # room for six gist lines at full length, not for one open part beside five of them
+    budget = sum(estimate_tokens(gist_line(i, gist)) + 1 for i in range(6)) + 20
+
+    def run(floor: int) -> list[LookupRound]:
+        model = Model(
+            ScriptedBackend(lambda _: '{"page": "1", "reason": "r"}'), sleep=lambda _: None
+        )
+        query = LookupQuery(
+            task=TASK,
+            previous="None",
+            fragments=fragments,
+            gists=gists,
+            max_pages=3,
+            budget_tokens=budget,
+            max_tokens=64,
+            log=CallLog(model),
+            count_tokens=estimate_tokens,
+            floor=floor,
+        )
+        return lookup_sequential(query)[1]
+
+    refused = run(floor=MIN_WORDS)
+    assert len(refused) == 1 and refused[0].accepted == []
+    assert refused[0].rejected == [f"1: no room beside the other gists at {MIN_WORDS} words"]
+    opened = run(floor=0)
+    assert opened[0].accepted == [0]

@@ -205,6 +205,7 @@ class ReadAgentP(GistOnlyAgent):
             log=ctx.log,
             count_tokens=self._count,
             n_fragments=len(ctx.page.fragments),
+            floor=self.settings.gist_floor_words,
         )
 
     def _levels(self, ctx: StepContext, raw: Sequence[str], budget: int) -> LevelledPage:

@@ -32,7 +32,8 @@ class AgentSettings(BaseModel):
         le=200,
         description="ReadAgent-P/S: where the look-up prompt cannot show every gist with this "
         "many words, the page memory gets levels (sections of adjacent fragments, picked "
-        "before the fragments inside them); 0: never (the paper's flat memory)",
+        "before the fragments inside them), and ReadAgent-S opens a fragment only where the "
+        "other gists keep this many; 0: never (the paper's flat memory)",
     )
     gist_max_tokens: int = Field(default=64, ge=8, le=512)
     gist_batch: int = Field(
