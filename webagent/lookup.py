@@ -18,10 +18,11 @@ from webagent.answers import find_json
 from webagent.contracts import LookupRound
 from webagent.html.fragment import Fragment
 from webagent.levels import Section, fit_section_lines, flat_fits
-from webagent.memory import FittedMemory, fit_memory, gist_line
+from webagent.memory import FittedMemory, fit_memory, full_block, gist_line
 from webagent.model.base import Request
 from webagent.model.calls import CallLog
 from webagent.prompts import load_template
+from webagent.tokens import prefetch
 
 _NAMED_NUMBER = re.compile(r"(?:part|page|fragment)s?\s*(?:#|no\.?|number)?\s*(\d+)", re.I)
 _ANY_NUMBER = re.compile(r"(?<![\w.])(-?\d+)(?![\w.])")
@@ -174,6 +175,8 @@ def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]
     template = load_template("lookup_sequential")
     opened: list[int] = []
     rounds: list[LookupRound] = []
+    # any fragment shown may be opened: counted at once here, not in a request a round
+    prefetch(query.count_tokens, [full_block(f) for f in fragments])
     while len(opened) < max_pages:
         memory = fit_memory(fragments, gists, opened, query.budget_tokens, query.count_tokens)
         request = Request(

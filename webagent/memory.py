@@ -16,12 +16,21 @@ from webagent.contracts import MemoryEdits
 from webagent.gist.extractive import (
     ELLIPSIS,
     MIN_LABEL_CHARS,
-    cut_gist,
+    cutting,
     lead_and_controls,
     shorten_labels,
 )
 from webagent.html.fragment import Fragment
-from webagent.tokens import TokenCounter, prefetch, round_trips, truncate_to_tokens
+from webagent.tokens import (
+    Counting,
+    TokenCounter,
+    count_many,
+    estimate_tokens,
+    prefetch,
+    round_trips,
+    run_counting,
+    truncate_to_tokens,
+)
 
 #: an element id as prompts show it: ``id=ID`` in compact HTML, ``(id=ID)`` in a gist
 SHOWN_ID = re.compile(r"\bid=\"?([^\s>\"',);\]]+)")
@@ -85,11 +94,8 @@ def fit_memory(
     ``fragments`` may be some of a page's (a levelled memory's open sections): ``gists`` and
     ``wanted`` are indexed by ``Fragment.index``, and only ``fragments`` are shown.
     """
-    if round_trips(count_tokens):  # what _fit counts first, counted together
-        lines = [gist_line(f.index, gists[f.index]) for f in fragments] if gists else []
-        by_index = {f.index: f for f in fragments}
-        blocks = [full_block(by_index[i]) for i in dict.fromkeys(wanted)]
-        prefetch(count_tokens, [*blocks, *lines])
+    if round_trips(count_tokens):
+        prefetch(count_tokens, _ask_ahead(fragments, gists, wanted, budget_tokens))
     budget = budget_tokens
     for attempt in range(24):
         fitted = _fit(fragments, gists, wanted, budget, count_tokens)
@@ -100,6 +106,25 @@ def fit_memory(
         # gains less than asked (cuts fall between items), ask for more each time
         budget -= excess if attempt < 8 else max(excess, 2 ** (attempt - 7))
     return _fit(fragments, gists, wanted, 0, count_tokens)
+
+
+def _ask_ahead(
+    fragments: Sequence[Fragment], gists: Sequence[str] | None, wanted: Sequence[int], budget: int
+) -> list[str]:
+    """What fitting the memory is likely to count, for one request to a remote counter: the
+    blocks wanted, every gist line, and then, by the byte estimate (which runs high), either
+    the memory as it reads uncut or what shortening the gists counts first."""
+    by_index = {f.index: f for f in fragments}
+    blocks = {i: full_block(by_index[i]) for i in dict.fromkeys(wanted)}
+    lines = {f.index: gist_line(f.index, gists[f.index]) for f in fragments} if gists else {}
+    texts = [*blocks.values(), *lines.values()]
+    estimate = sum(map(estimate_tokens, texts)) + len(texts)
+    if estimate > budget and gists:  # may be cut (the estimate runs high: may fit too)
+        texts += _floor_texts([f.index for f in fragments if f.index not in blocks], gists)
+    if estimate <= budget * 4 // 3:  # may fit uncut
+        shown = (blocks.get(f.index) or lines.get(f.index) for f in fragments)
+        texts.append("\n".join(text for text in shown if text is not None))
+    return texts
 
 
 def _fit(
@@ -202,11 +227,9 @@ def _share_gists(
     shown: dict[int, str] = {}
     for _ in range(16):
         target = {i: max(base[i], min(upper[i], cap)) for i in keep}
-        shown = {
-            i: gists[i] if cost[i] <= target[i] else _shorten(i, gists[i], target[i], count)
-            for i in keep
-        }
-        total = sum(_line_cost(i, g, count) for i, g in shown.items())
+        cuts = _shorten([(i, gists[i], target[i]) for i in keep if cost[i] > target[i]], count)
+        shown = {i: cuts[i][0] if i in cuts else gists[i] for i in keep}
+        total = sum(cuts[i][1] if i in cuts else cost[i] for i in keep)
         if total <= room or cap <= 1:
             break
         cut = sum(1 for i in keep if cost[i] > target[i])
@@ -217,8 +240,11 @@ def _share_gists(
 
 def _prefetch_floors(closed: list[int], gists: Sequence[str], count: TokenCounter) -> None:
     """What shortening the gists counts first, counted together."""
-    if not round_trips(count):
-        return
+    if round_trips(count):
+        prefetch(count, _floor_texts(closed, gists))
+
+
+def _floor_texts(closed: Sequence[int], gists: Sequence[str]) -> list[str]:
     texts = [_left_out_line(0, {1})]
     for i in closed:
         texts += [gist_line(i, ELLIPSIS.strip()), gist_line(i, "")]
@@ -226,7 +252,7 @@ def _prefetch_floors(closed: list[int], gists: Sequence[str], count: TokenCounte
         head = lead_and_controls(gists[i])
         if head:
             texts.append(shorten_labels(head, MIN_LABEL_CHARS) + ELLIPSIS)
-    prefetch(count, texts)
+    return texts
 
 
 def _line_cost(index: int, gist: str, count: TokenCounter) -> int:
@@ -264,9 +290,26 @@ def _water_level(costs: list[int], room: int, base: list[int]) -> int:
     return low
 
 
-def _shorten(index: int, gist: str, line_tokens: int, count: TokenCounter) -> str:
-    prefix = count(gist_line(index, "")) + 1
-    return cut_gist(gist, line_tokens - prefix, count) or ELLIPSIS.strip()
+def _shorten(
+    wanted: Sequence[tuple[int, str, int]], count: TokenCounter
+) -> dict[int, tuple[str, int]]:
+    """Each ``(index, gist, line_tokens)``'s gist cut to fit a line of ``line_tokens``, and
+    the line's cost as ``_line_cost`` counts it (all of them counted side by side)."""
+    prefixes = count_many(count, [gist_line(i, "") for i, _, _ in wanted])
+    speculate = round_trips(count)
+    shortening = [
+        _shortening(i, gist, tokens - prefix - 1, speculate)
+        for (i, gist, tokens), prefix in zip(wanted, prefixes, strict=True)
+    ]
+    return dict(zip([i for i, _, _ in wanted], run_counting(count, shortening), strict=True))
+
+
+def _shortening(
+    index: int, gist: str, max_tokens: int, speculate: bool
+) -> Counting[tuple[str, int]]:
+    cut = (yield from cutting(gist, max_tokens, speculate)) or ELLIPSIS.strip()
+    (tokens,) = yield [gist_line(index, cut)]
+    return cut, tokens + 1
 
 
 def shown_ids(text: str, page_ids: Iterable[str]) -> list[str]:

@@ -6,17 +6,28 @@ counts with :func:`estimate_tokens`, which runs high so that what fits by the es
 
 A counter may offer more than ``counter(text)``: ``counter.many(texts)`` counts several texts
 at once (one request to a server that tokenizes remotely), and ``counter.round_trips`` says
-that each call costs one. :func:`count_many` and :func:`last_fitting` use them where present;
-results are the same counts either way, only fewer requests are made.
+that each call costs one. Searches that count as they go (cutting a text to a budget) are
+written as *counting procedures* (:data:`Counting`): generators that yield the texts they need
+counted and are sent the counts. :func:`run_counting` runs many of them side by side, every
+round's texts in one call, so cutting a hundred gists costs the requests of one; against a
+remote counter each procedure also asks ahead (the probes its search may need next). The
+results are the counts and cuts the plain sequential code gives; only fewer requests are made.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
+from typing import Any, TypeVar
 
 #: a function from text to its token count under one tokenizer
 TokenCounter = Callable[[str], int]
+
+T = TypeVar("T")
+#: a procedure that counts: it yields the texts it needs counted (in a list, with any it may
+#: need next where asking ahead pays), is sent their counts in the same order, and returns
+#: its result (:func:`run_counting`)
+Counting = Generator[list[str], list[int], T]
 
 #: the estimate counts 5 tokens per 8 bytes (see ``estimate_tokens``)
 ESTIMATE_TOKENS_PER_BYTE = (5, 8)
@@ -56,15 +67,74 @@ def prefetch(count_tokens: TokenCounter, texts: Sequence[str]) -> None:
         count_many(count_tokens, texts)
 
 
+def run_counting(count_tokens: TokenCounter, procedures: Sequence[Counting[T]]) -> list[T]:
+    """The results of ``procedures``, run side by side: each round, the texts all of them
+    ask for are counted in one call (``count_many``), each distinct text once."""
+    return count_one(count_tokens, together(procedures))
+
+
+def count_one(count_tokens: TokenCounter, procedure: Counting[T]) -> T:
+    """The result of one counting procedure, each round's texts counted in one call."""
+    known: dict[str, int] = {}
+    try:
+        texts = next(procedure)
+        while True:
+            new = [t for t in dict.fromkeys(texts) if t not in known]
+            known.update(zip(new, count_many(count_tokens, new), strict=True))
+            texts = procedure.send([known[t] for t in texts])
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+
+
+def together(procedures: Sequence[Counting[Any]]) -> Counting[list[Any]]:
+    """One counting procedure that runs ``procedures`` side by side (each round asks for
+    the texts of all that are still counting) and returns their results in order."""
+    results: dict[int, Any] = {}
+    asked: dict[int, list[str]] = {}
+    for n, procedure in enumerate(procedures):
+        _advance(n, procedure, None, asked, results)
+    while asked:
+        counts = iter((yield [t for texts in asked.values() for t in texts]))
+        current, asked = asked, {}
+        for n, texts in current.items():
+            _advance(n, procedures[n], [next(counts) for _ in texts], asked, results)
+    return [results[n] for n in range(len(procedures))]
+
+
+def _advance(
+    n: int,
+    procedure: Counting[T],
+    counts: list[int] | None,
+    asked: dict[int, list[str]],
+    results: dict[int, T],
+) -> None:
+    try:
+        asked[n] = procedure.send(counts)  # type: ignore[arg-type]  # None starts it
+    except StopIteration as stop:
+        results[n] = stop.value
+
+
 def truncate_to_tokens(text: str, budget: int, count_tokens: TokenCounter) -> str:
     """The longest prefix of ``text`` within ``budget`` tokens (binary search on characters)."""
+    return count_one(count_tokens, truncation(text, budget, speculate=round_trips(count_tokens)))
+
+
+def truncation(
+    text: str, budget: int, *, speculate: bool, whole: int | None = None
+) -> Counting[str]:
+    """:func:`truncate_to_tokens` as a counting procedure (``speculate``: ask ahead;
+    ``whole``: the count of ``text``, where known)."""
     if budget <= 0:
         return ""
-    whole = count_tokens(text)
+    if whole is None:
+        (whole,) = yield [text]
     if whole <= budget:
         return text
     known = [(0, 0), (len(text), whole)]
-    return text[: last_fitting(0, len(text), lambda m: text[:m], budget, count_tokens, known=known)]
+    end = yield from fitting_search(
+        0, len(text), lambda m: text[:m], budget, speculate=speculate, known=known
+    )
+    return text[:end]
 
 
 def last_fitting(
@@ -78,20 +148,33 @@ def last_fitting(
 ) -> int:
     """The result of the binary search ``while low < high: middle = (low + high + 1) // 2;
     low, high = (middle, high) if count(probe(middle)) <= budget else (low, middle - 1)``,
-    exactly (``known``: counts at some points, ``(point, count)``, to predict the path by).
+    exactly (``known``: counts at some points, ``(point, count)``, to predict the path by)."""
+    speculate = round_trips(count_tokens)
+    search = fitting_search(low, high, probe, budget, speculate=speculate, known=known)
+    return count_one(count_tokens, search)
 
-    Where the counter makes round trips, each request carries the probes the search may need
-    next (those on the path the counts seen so far predict, both sides where it is close), so
-    a search takes a few requests rather than one per step. The path walked is the one the
-    sequential search takes, whatever the counter.
+
+def fitting_search(
+    low: int,
+    high: int,
+    probe: Callable[[int], str],
+    budget: int,
+    *,
+    speculate: bool,
+    known: Sequence[tuple[int, int]] = (),
+) -> Counting[int]:
+    """:func:`last_fitting` as a counting procedure.
+
+    With ``speculate`` (a counter that makes round trips) each round asks for the probes the
+    search may need next (those on the path the counts seen so far predict, both sides where
+    it is close), so a search takes a few rounds rather than one per step. The path walked is
+    the one the sequential search takes, whatever the counter.
     """
-    if not round_trips(count_tokens):
+    if not speculate:
         while low < high:
             middle = (low + high + 1) // 2
-            if count_tokens(probe(middle)) <= budget:
-                low = middle
-            else:
-                high = middle - 1
+            (count,) = yield [probe(middle)]
+            low, high = (middle, high) if count <= budget else (low, middle - 1)
         return low
     counts: dict[int, int] = {}
     points = sorted(known)
@@ -99,7 +182,7 @@ def last_fitting(
         middle = (low + high + 1) // 2
         if middle not in counts:
             wanted = _probes(low, high, budget, points, counts)
-            found = count_many(count_tokens, [probe(m) for m in wanted])
+            found = yield [probe(m) for m in wanted]
             counts.update(zip(wanted, found, strict=True))
             points = sorted({*points, *counts.items()})
         if counts[middle] <= budget:

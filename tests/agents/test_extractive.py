@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from webagent.gist.extractive import (
     MIN_LABEL_CHARS,
     cut_gist,
+    cut_gists,
     extractive_gist,
     label_chars,
     lead_and_controls,
@@ -150,3 +156,47 @@ def test_lead_and_controls_is_the_gist_up_to_its_last_form_control() -> None:
         'button "Search now and see results" id=2'
     )
     assert lead_and_controls('Links; "Home" id=1; "About" id=2') == ""
+
+
+class Remote:
+    """A counter that makes round trips (``many`` is one request), counting words and
+    characters so that counts wobble between neighbouring cuts."""
+
+    round_trips = True
+
+    def __init__(self) -> None:
+        self.requests = 0
+
+    def __call__(self, text: str) -> int:
+        self.requests += 1
+        return count_wobbly(text)
+
+    def many(self, texts: Sequence[str]) -> list[int]:
+        self.requests += 1
+        return [count_wobbly(t) for t in texts]
+
+
+def count_wobbly(text: str) -> int:
+    return len(text) // 4 + len(text.split()) % 3
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(1, 12), st.integers(1, 60), st.integers(0, 400)), max_size=60)
+)
+def test_gists_cut_side_by_side_are_the_gists_cut_one_by_one(
+    wanted: list[tuple[int, int, int]],
+) -> None:
+    """``cut_gists`` against a remote counter: the cuts ``cut_gist`` makes with a local one,
+    every gist's searches in the same few requests."""
+    gists = [
+        "Lead text of the part; "
+        + "; ".join(f'link "label {n} of a control here" id=n{i}{n}' for n in range(items))
+        + f'; {links} links under "Site navigation menu"'
+        for i, (items, links, _) in enumerate(wanted)
+    ]
+    budgets = [budget for _, _, budget in wanted]
+    remote = Remote()
+    cut = cut_gists(list(zip(gists, budgets, strict=True)), remote)
+    assert cut == [cut_gist(g, b, count_wobbly) for g, b in zip(gists, budgets, strict=True)]
+    assert remote.requests <= 8

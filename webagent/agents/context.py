@@ -26,7 +26,7 @@ from webagent.html.segment import SegmentSettings
 from webagent.memory import gist_line
 from webagent.model.base import Message
 from webagent.model.client import Model
-from webagent.tokens import TokenCounter
+from webagent.tokens import TokenCounter, count_many
 
 #: tokens kept free for chat-template overhead the counters do not see
 SAFETY_MARGIN = 32
@@ -107,8 +107,9 @@ def format_previous(
         return "None", 0
     kept: list[str] = []
     used = 0
-    for line in reversed(previous):
-        cost = count_tokens(line) + 1
+    latest = list(reversed(previous))
+    for line, tokens in zip(latest, count_many(count_tokens, latest), strict=True):
+        cost = tokens + 1
         if used + cost > budget_tokens:
             break
         kept.append(line)

@@ -33,7 +33,7 @@ from webagent.model.base import Message, Request
 from webagent.model.calls import CallLog
 from webagent.prompts import load_template
 from webagent.retrieval import RetrievalQuery, build_retriever
-from webagent.tokens import truncate_to_tokens
+from webagent.tokens import prefetch, round_trips, run_counting, truncation
 
 POOL_SIZE = 50
 GROUP_SIZE = 5
@@ -293,7 +293,7 @@ class MindActAgent(UngistedAgent):
     def _ask_all(self, rounds: Rounds, batch: list[list[str]]) -> list[Choice | None]:
         """Every group of a round at once (they do not depend on each other: one batch
         round, and concurrent calls where the endpoint allows); a failed call raises."""
-        asked = [self._request(rounds, group) for group in batch]
+        asked = self._requests(rounds, batch)
         results = rounds.log.generate_many([request for request, _ in asked])
         choices: list[Choice | None] = []
         for (_, letters), result in zip(asked, results, strict=True):
@@ -307,28 +307,48 @@ class MindActAgent(UngistedAgent):
                 choices.append(None)
         return choices
 
-    def _request(self, rounds: Rounds, group: list[str]) -> tuple[Request, str]:
-        """The request that asks about ``group``, and the letters it may answer."""
+    def _requests(self, rounds: Rounds, batch: list[list[str]]) -> list[tuple[Request, str]]:
+        """The request that asks about each group, and the letters it may answer; what they
+        count is counted for all groups together (a few requests to a remote counter)."""
         task, previous, elements, trace = (
             rounds.task,
             rounds.previous,
             rounds.elements,
             rounds.trace,
         )
-        options, none = options_text(elements, group)
-        letters = _LETTERS[: len(group)] + none
-        empty, _ = round_messages(task, previous, "", options)
-        budget = page_budget(self.model, self.settings, empty, self.settings.act_max_tokens)
-        page = truncate_to_tokens(pruned_dom(elements, group), budget, self.model.count_tokens)
-        messages, version = round_messages(task, previous, page, options)
-        trace.memory = page
-        trace.prompt_tokens = max(trace.prompt_tokens, self.model.count_message_tokens(messages))
-        request = Request(
-            messages=messages,
-            max_tokens=self.settings.act_max_tokens,
-            json_schema=choice_schema(letters),
-            schema_name="choice",
-            phase="act",
-            prompt_version=version,
+        count, max_tokens = self.model.count_tokens, self.settings.act_max_tokens
+        options = [options_text(elements, group) for group in batch]
+        empties = [round_messages(task, previous, "", text)[0] for text, _ in options]
+        prefetch(count, [m.content for messages in empties for m in messages])
+        budgets = [page_budget(self.model, self.settings, e, max_tokens) for e in empties]
+        speculate = round_trips(count)
+        pages = run_counting(
+            count,
+            [
+                truncation(pruned_dom(elements, group), budget, speculate=speculate)
+                for group, budget in zip(batch, budgets, strict=True)
+            ],
         )
-        return request, letters
+        prompts = [
+            round_messages(task, previous, page, text)
+            for page, (text, _) in zip(pages, options, strict=True)
+        ]
+        prefetch(count, [m.content for messages, _ in prompts for m in messages])
+        asked = []
+        for group, page, (messages, version), (_, none) in zip(
+            batch, pages, prompts, options, strict=True
+        ):
+            trace.memory = page
+            tokens = self.model.count_message_tokens(messages)
+            trace.prompt_tokens = max(trace.prompt_tokens, tokens)
+            letters = _LETTERS[: len(group)] + none
+            request = Request(
+                messages=messages,
+                max_tokens=max_tokens,
+                json_schema=choice_schema(letters),
+                schema_name="choice",
+                phase="act",
+                prompt_version=version,
+            )
+            asked.append((request, letters))
+        return asked

@@ -38,6 +38,7 @@ from webagent.html.segment import segment_html
 from webagent.memory import shown_ids
 from webagent.model.calls import CallLog
 from webagent.model.client import Model
+from webagent.tokens import prefetch
 
 
 @dataclass
@@ -77,6 +78,7 @@ class PageAgent(Agent):
         self.gist_cache = gist_cache
         self.name = settings.agent
         self._plan: SegmentSettings | None = None
+        self._answer_room: int | None = None
 
     def plan_segments(self) -> SegmentSettings:
         """How this agent segments a page: the plan its budget gives (``segment_settings``)."""
@@ -89,6 +91,24 @@ class PageAgent(Agent):
         if self._plan is None:
             self._plan = self.plan_segments()
         return self._plan
+
+    @property
+    def answer_room(self) -> int:
+        """Tokens an act prompt leaves free (``act_answer_room``), counted on first use."""
+        if self._answer_room is None:
+            settings = self.settings
+            self._answer_room = act_answer_room(
+                self.model, settings.act_max_tokens, settings.repair_attempts
+            )
+        return self._answer_room
+
+    def ask_ahead(self, observation: Observation) -> list[str]:
+        """What a step counts before it reads the page (the previous actions, the empty act
+        prompt as it reads when all of them fit): counted in one request where each count
+        is one (``prefetch``), so the budgets then cost none."""
+        previous = "\n".join(observation.previous_actions) or "None"
+        empty, _ = act_messages(observation.task, previous, "")
+        return [*observation.previous_actions, *(m.content for m in empty)]
 
     @abstractmethod
     def build_memory(self, ctx: StepContext) -> Memory:
@@ -114,6 +134,7 @@ class PageAgent(Agent):
 
     def _step(self, observation: Observation, trace: StepTrace, log: CallLog) -> None:
         count = self.model.count_tokens
+        prefetch(count, self.ask_ahead(observation))
         t0 = time.perf_counter()
         page = segment_html(observation.html, self.segment_plan, count)
         trace.timings["segment_s"] = time.perf_counter() - t0
@@ -126,8 +147,7 @@ class PageAgent(Agent):
         previous, dropped = format_previous(observation.previous_actions, history, count)
         budget_empty, _ = act_messages(observation.task, previous, "")
         settings = self.settings
-        answer_room = act_answer_room(self.model, settings.act_max_tokens, settings.repair_attempts)
-        budget = page_budget(self.model, settings, budget_empty, answer_room)
+        budget = page_budget(self.model, settings, budget_empty, self.answer_room)
 
         t0 = time.perf_counter()
         room = reopen_room(self.settings, self.segment_plan, count)

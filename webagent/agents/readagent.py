@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from webagent.agents.context import context_budget, page_budget
 from webagent.agents.pipeline import Memory, PageAgent, StepContext
-from webagent.contracts import LookupRound, MemoryEdits, SectionGist
+from webagent.contracts import LookupRound, MemoryEdits, Observation, SectionGist
 from webagent.gist.extractive import ExtractiveGister, extractive_gist
 from webagent.gist.gister import build_gister
 from webagent.gist.sections import build_section_gister, section_fragment
@@ -46,6 +46,7 @@ from webagent.lookup import (
     lookup_sequential,
 )
 from webagent.memory import FittedMemory, fit_memory, shown_ids, whole_page
+from webagent.model.base import Message
 from webagent.model.calls import CallLog
 from webagent.prompts import load_template
 from webagent.retrieval import RetrievalQuery, build_retriever
@@ -316,6 +317,11 @@ class ReadAgentP(GistOnlyAgent):
 
     def _lookup_budget(self, task: str, previous: str) -> int:
         """Tokens for the page in the look-up prompt (its template, task and answer aside)."""
+        empty = self._empty_lookup(task, previous)
+        return page_budget(self.model, self.settings, empty, self.settings.lookup_max_tokens)
+
+    def _empty_lookup(self, task: str, previous: str) -> tuple[Message, ...]:
+        """The look-up prompt with no page in it."""
         name = "lookup_parallel" if self.lookup is lookup_parallel else "lookup_sequential"
         template = load_template(name)
         values: dict[str, object] = {"task": task, "previous_actions": previous}
@@ -323,8 +329,12 @@ class ReadAgentP(GistOnlyAgent):
             values |= {"gists": "", "max_pages": self.settings.max_lookup}
         else:
             values |= {"memory": "", "opened": "none", "remaining": self.settings.max_lookup}
-        empty = template.render(**values)
-        return page_budget(self.model, self.settings, empty, self.settings.lookup_max_tokens)
+        return template.render(**values)
+
+    def ask_ahead(self, observation: Observation) -> list[str]:
+        previous = "\n".join(observation.previous_actions) or "None"
+        empty = self._empty_lookup(observation.task, previous)
+        return [*super().ask_ahead(observation), *(m.content for m in empty)]
 
     def _assist(self, ctx: StepContext, picks: list[int], rounds: list[LookupRound]) -> list[int]:
         """The model's picks, then the best retrieval hits in the free slots (if enabled)."""

@@ -20,7 +20,7 @@ items dropped from the end, so a tight budget still names as many controls as it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from lxml import etree, html
@@ -28,11 +28,21 @@ from lxml import etree, html
 from webagent.gist.base import Gister, Written
 from webagent.html.fragment import Fragment
 from webagent.model.calls import CallLog
-from webagent.tokens import TokenCounter, last_fitting, prefetch, truncate_to_tokens
+from webagent.tokens import (
+    Counting,
+    TokenCounter,
+    fitting_search,
+    round_trips,
+    run_counting,
+    together,
+    truncation,
+)
 
 __all__ = [
     "ExtractiveGister",
     "cut_gist",
+    "cut_gists",
+    "cutting",
     "extractive_gist",
     "label_chars",
     "lead_and_controls",
@@ -256,19 +266,41 @@ def cut_gist(gist: str, max_tokens: int, count_tokens: TokenCounter) -> str:
     (:func:`shorten_labels`). What is still too long is cut between two items (else between
     words). A gist that names no control this way (a model's prose) is only cut at its end.
     """
-    if count_tokens(gist) <= max_tokens:
+    return cut_gists([(gist, max_tokens)], count_tokens)[0]
+
+
+def cut_gists(wanted: Sequence[tuple[str, int]], count_tokens: TokenCounter) -> list[str]:
+    """:func:`cut_gist` of each ``(gist, max_tokens)``, all searches counted side by side."""
+    speculate = round_trips(count_tokens)
+    return run_counting(count_tokens, [cutting(g, n, speculate) for g, n in wanted])
+
+
+def cutting(gist: str, max_tokens: int, speculate: bool) -> Counting[str]:
+    """:func:`cut_gist` as a counting procedure (``speculate``: ask ahead)."""
+    shortest = shorten_labels(gist, MIN_LABEL_CHARS)
+    whole, *ahead = yield [gist, shortest, ELLIPSIS] if speculate else [gist]
+    if whole <= max_tokens:
         return gist
     # the most characters per label at which the whole gist fits
-    low = last_fitting(
+    chars = label_chars(gist)
+    known = [(chars, whole), (MIN_LABEL_CHARS, ahead[0])] if ahead else []
+    search = fitting_search(
         MIN_LABEL_CHARS - 1,
-        label_chars(gist) - 1,
-        lambda chars: shorten_labels(gist, chars),
+        chars - 1,
+        lambda n: shorten_labels(gist, n),
         max_tokens,
-        count_tokens,
+        speculate=speculate,
+        known=known,
     )
-    if low >= MIN_LABEL_CHARS and count_tokens(shorter := shorten_labels(gist, low)) <= max_tokens:
-        return shorter
-    return _cut_items(shorten_labels(gist, MIN_LABEL_CHARS), max_tokens, count_tokens)
+    items: str | None = None
+    if speculate:  # the cut between items, needed where no label length fits, counted alongside
+        between = _cutting_items(shortest, max_tokens, True, counts=(ahead[0], ahead[1]))
+        low, items = yield from together([search, between])
+    else:
+        low = yield from search
+    if low >= MIN_LABEL_CHARS:  # the search moved up only past lengths that fit
+        return shorten_labels(gist, low)
+    return items if items is not None else (yield from _cutting_items(shortest, max_tokens, False))
 
 
 def label_chars(gist: str) -> int:
@@ -292,13 +324,17 @@ def shorten_labels(gist: str, chars: int) -> str:
     return SEPARATOR.join(shortened)
 
 
-def _cut_items(gist: str, max_tokens: int, count_tokens: TokenCounter) -> str:
-    if count_tokens(gist) <= max_tokens:
+def _cutting_items(
+    gist: str, max_tokens: int, speculate: bool, counts: tuple[int, int] | None = None
+) -> Counting[str]:
+    """``gist`` cut between items (``counts``: of ``gist`` and ``ELLIPSIS``, where known)."""
+    whole, ellipsis = counts or (yield [gist, ELLIPSIS])
+    if whole <= max_tokens:
         return gist
-    room = max_tokens - count_tokens(ELLIPSIS)
+    room = max_tokens - ellipsis
     if room <= 0:
         return ""
-    head = truncate_to_tokens(gist, room, count_tokens)
+    head = yield from truncation(gist, room, speculate=speculate, whole=whole)
     for boundary in (SEPARATOR, " "):
         at = gist[: len(head) + len(boundary)].rfind(boundary)  # the head may end an item
         if at > 0:
@@ -368,7 +404,6 @@ class ExtractiveGister(Gister):
         return "extractive@3"
 
     def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[Written]:
-        count = log.model.count_tokens
         gists = [extractive_gist(f, self.words) for f in fragments]
-        prefetch(count, gists)  # every gist whole, counted together; then only long ones cut
-        return [Written(cut_gist(g, self.max_tokens, count) or "(empty)") for g in gists]
+        cut = cut_gists([(g, self.max_tokens) for g in gists], log.model.count_tokens)
+        return [Written(g or "(empty)") for g in cut]

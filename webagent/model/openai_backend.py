@@ -199,7 +199,9 @@ class OpenAIBackend(Backend):
     def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
         """Every text's count; those not yet known in one request where the server's
         tokenizer takes several texts at once (``find_batch_counter``), else one by one."""
-        missing = [t for t in dict.fromkeys(texts) if t and t not in self._token_cache]
+        with self._lock:  # read now: remembering the new counts may push these out
+            known = {t: n for t in texts if (n := self._token_cache.get(t)) is not None}
+        missing = [t for t in dict.fromkeys(texts) if t and t not in known]
         batch = self._batch_counter() if len(missing) > 1 else None
         if batch is not None:
             try:
@@ -214,8 +216,8 @@ class OpenAIBackend(Backend):
                     self._token_cache.update(found)
                     while len(self._token_cache) > _TOKEN_CACHE_SIZE:
                         self._token_cache.popitem(last=False)
-                return [found[t] if t in found else self.count_tokens(t) for t in texts]
-        return [self.count_tokens(t) for t in texts]
+                known |= found
+        return [known[t] if t in known else self.count_tokens(t) for t in texts]
 
     @property
     def counts_remotely(self) -> bool:
