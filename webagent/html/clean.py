@@ -54,11 +54,10 @@ class CleanPage:
     def interactive_ids(self) -> list[str]:
         return [self.ids[i] for i in self.kept_nodes if self.interactive[i]]
 
-    def nodes_between(self, start: int, stop: int) -> list[int]:
-        """Kept nodes whose open tag lies in pieces ``[start, stop)``."""
-        lo = bisect_left(self.kept_starts, start)
-        hi = bisect_left(self.kept_starts, stop)
-        return self.kept_nodes[lo:hi]
+    def kept_between(self, start: int, stop: int) -> slice:
+        """Where in ``kept_nodes`` (and lists parallel to it, such as ``element_ids``) lie the
+        kept nodes whose open tag is in pieces ``[start, stop)``."""
+        return slice(bisect_left(self.kept_starts, start), bisect_left(self.kept_starts, stop))
 
     def render(self, start: int, stop: int) -> str:
         """Compact HTML of pieces ``[start, stop)``; close tags of elements opened before
