@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from copy import deepcopy
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, islice
+from itertools import accumulate, chain, compress, islice
 from typing import cast
 
 from lxml import etree
@@ -314,8 +314,8 @@ def _walk(  # noqa: PLR0915
             pieces.append(clean + " " if text[-1].isspace() else clean)
             owner.append(index)
             kept[index] = True
-    page.kept_nodes = [i for i, k in enumerate(kept) if k]
-    page.kept_starts = [p_open[i] for i in page.kept_nodes]
+    page.kept_nodes = list(compress(range(len(kept)), kept))  # C-level loops, both
+    page.kept_starts = list(map(p_open.__getitem__, page.kept_nodes))
     page.kept_before = [0, *accumulate(kept)]
     if ordinal >= known and known < _NUMBERED_MAX:
         _number(ordinal + 1)
