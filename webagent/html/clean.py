@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from copy import deepcopy
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, islice
+from itertools import accumulate, chain, compress, islice
 from typing import cast
 
 from lxml import etree
@@ -54,11 +54,10 @@ class CleanPage:
     def interactive_ids(self) -> list[str]:
         return [self.ids[i] for i in self.kept_nodes if self.interactive[i]]
 
-    def nodes_between(self, start: int, stop: int) -> list[int]:
-        """Kept nodes whose open tag lies in pieces ``[start, stop)``."""
-        lo = bisect_left(self.kept_starts, start)
-        hi = bisect_left(self.kept_starts, stop)
-        return self.kept_nodes[lo:hi]
+    def kept_between(self, start: int, stop: int) -> slice:
+        """Where in ``kept_nodes`` (and lists parallel to it, such as ``element_ids``) lie the
+        kept nodes whose open tag is in pieces ``[start, stop)``."""
+        return slice(bisect_left(self.kept_starts, start), bisect_left(self.kept_starts, stop))
 
     def render(self, start: int, stop: int) -> str:
         """Compact HTML of pieces ``[start, stop)``; close tags of elements opened before
@@ -234,7 +233,9 @@ def _walk(  # noqa: PLR0915
         if watched.isdisjoint(keys):
             attrs = no_attrs
         else:
-            get = cast(Callable[[str], str], el.get)  # a key of the element: never None
+            # a key's value is never None; the type is quoted, as cast() would otherwise
+            # build a Callable[...] alias for every element with attributes (9 % of the walk)
+            get = cast("Callable[[str], str]", el.get)
             attrs = {k: get(k) for k in keys if k in watched}
         up = stack[-1]
         visible = up not in hidden
@@ -313,8 +314,8 @@ def _walk(  # noqa: PLR0915
             pieces.append(clean + " " if text[-1].isspace() else clean)
             owner.append(index)
             kept[index] = True
-    page.kept_nodes = [i for i, k in enumerate(kept) if k]
-    page.kept_starts = [p_open[i] for i in page.kept_nodes]
+    page.kept_nodes = list(compress(range(len(kept)), kept))  # C-level loops, both
+    page.kept_starts = list(map(p_open.__getitem__, page.kept_nodes))
     page.kept_before = [0, *accumulate(kept)]
     if ordinal >= known and known < _NUMBERED_MAX:
         _number(ordinal + 1)

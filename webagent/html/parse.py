@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import threading
 
 from lxml import etree
 
@@ -59,9 +60,12 @@ def to_utf8(data: bytes | str, encoding: str | None = None) -> bytes:
     if isinstance(data, str):
         return data.encode("utf-8", errors="replace")
     detected, skip = detect_encoding(data, encoding)
-    if skip == 0 and codecs.lookup(detected).name == "utf-8" and _is_utf8(data):
-        return data
-    # not UTF-8 after all (decode_html falls back to windows-1252), or another encoding
+    if codecs.lookup(detected).name == "utf-8":
+        body = data[skip:] if skip else data
+        if _is_utf8(body):
+            return body  # what decoding and encoding again would give, without a round trip
+    # not UTF-8 after all (decode_html falls back to windows-1252, or replaces after a BOM),
+    # or another encoding
     return decode_html(data, encoding).encode("utf-8", errors="replace")
 
 
@@ -93,11 +97,7 @@ def parse_html(data: bytes | str, encoding: str | None = None) -> etree._Element
     if not data.strip():
         raise PageError(f"empty page: {len(data)} bytes, no markup or text to parse")
     raw = to_utf8(data, encoding)
-    # a plain etree parser: lxml.html's would run a Python class lookup for every element
-    # no id table (collect_ids): nothing looks elements up by id, and it costs 7 % of a parse
-    parser = etree.HTMLParser(
-        encoding="utf-8", huge_tree=True, remove_comments=True, remove_pis=True, collect_ids=False
-    )
+    parser = _parser()
     try:
         root = etree.fromstring(raw, parser=parser)
     except etree.XMLSyntaxError as exc:
@@ -107,6 +107,29 @@ def parse_html(data: bytes | str, encoding: str | None = None) -> etree._Element
     if any(_DEPTH_ERROR in entry.message for entry in parser.error_log):
         root = build_deep_tree(raw.decode("utf-8", errors="replace"))
     return root
+
+
+_PARSERS = threading.local()
+
+
+def _parser() -> etree.HTMLParser:
+    """This thread's parser, made on first use: making one costs a tenth of a parse, and a
+    parser is not shared between threads since its ``error_log`` is read after each parse
+    (libxml2 clears it when the next parse starts)."""
+    parser: etree.HTMLParser | None = getattr(_PARSERS, "parser", None)
+    if parser is None:
+        # a plain etree parser: lxml.html's would run a Python class lookup for every element
+        # no id table (collect_ids): nothing looks elements up by id, and it costs 7 % of a
+        # parse
+        parser = etree.HTMLParser(
+            encoding="utf-8",
+            huge_tree=True,
+            remove_comments=True,
+            remove_pis=True,
+            collect_ids=False,
+        )
+        _PARSERS.parser = parser
+    return parser
 
 
 def _meta_charset(head: bytes) -> str | None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from itertools import compress
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -74,12 +75,14 @@ def segment_page(
     namer = PathNamer(page)
     whole = page.html()
     rendered = _rendered_all(page, groups, counter, settings.max_fragment_tokens, whole)
+    kept = _KeptIds(page.element_ids, list(map(page.interactive.__getitem__, page.kept_nodes)))
     fragments = [
-        _fragment(page, namer, g, i, rendered[i], settings=settings) for i, g in enumerate(groups)
+        _fragment(page, namer, g, i, rendered[i], kept=kept, settings=settings)
+        for i, g in enumerate(groups)
     ]
     result = SegmentedPage(
         fragments=fragments,
-        element_ids=page.element_ids,
+        element_ids=kept.ids,
         page_tokens=counter(whole),
         raw_bytes=raw_bytes,
         depth=settings.depth,
@@ -111,6 +114,14 @@ def _group(
     return groups
 
 
+class _KeptIds(NamedTuple):
+    """The page's kept elements, in document order: their ids and whether each is
+    interactive (a fragment's are a slice of each: ``CleanPage.kept_between``)."""
+
+    ids: list[str]
+    interactive: list[bool]
+
+
 def _fragment(
     page: CleanPage,
     namer: PathNamer,
@@ -118,18 +129,19 @@ def _fragment(
     index: int,
     rendered: tuple[str, int],
     *,
+    kept: _KeptIds,
     settings: SegmentSettings,
 ) -> Fragment:
     html, tokens = rendered
-    nodes = page.nodes_between(group.start, group.stop)
-    element_ids = list(map(page.ids.__getitem__, nodes))
+    inside = page.kept_between(group.start, group.stop)
+    element_ids = kept.ids[inside]
     return Fragment(
         index=index,
         path=namer.path(group.start, group.stop),
         html=html,
         text=page.text(group.start, group.stop),
         element_ids=element_ids,
-        interactive_ids=list(compress(element_ids, map(page.interactive.__getitem__, nodes))),
+        interactive_ids=list(compress(element_ids, kept.interactive[inside])),
         tokens=tokens,
         oversized=tokens > settings.max_fragment_tokens,
     )
