@@ -183,7 +183,8 @@ def run_agent(
     model = Model(backend, sleep=lambda _: None)
     settings = AgentSettings(agent=agent, context_budget=BUDGET, gister="extractive")  # type: ignore[arg-type]
     built = build_agent(settings, model, None)
-    model.count_tokens("warm up")  # the server's tokenizer probed once per run, not per step
+    # the server's tokenizer (and its batched counting) probed once per run, not per step
+    model.count_tokens.many(["warm up", "the batch counter"])
     rows = []
     for step in steps:
         policy.gold, policy.op, policy.value = step["gold"], step["op"], step["value"]

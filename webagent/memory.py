@@ -245,9 +245,9 @@ def _prefetch_floors(closed: list[int], gists: Sequence[str], count: TokenCounte
 
 
 def _floor_texts(closed: Sequence[int], gists: Sequence[str]) -> list[str]:
-    texts = [_left_out_line(0, {1})]
+    texts = [_left_out_line(0, {1}), ELLIPSIS]
     for i in closed:
-        texts += [gist_line(i, ELLIPSIS.strip()), gist_line(i, "")]
+        texts += [gists[i], gist_line(i, ELLIPSIS.strip()), gist_line(i, "")]
         texts.append(shorten_labels(gists[i], MIN_LABEL_CHARS))
         head = lead_and_controls(gists[i])
         if head:

@@ -72,3 +72,11 @@ def test_token_counts_come_from_the_server_tokenizer(
     assert server_model.backend.token_count_method == "llama-cpp-python"  # type: ignore[attr-defined]
     assert count == local_model.count_tokens(text)  # the same GGUF tokenizer, in-process
     assert server_model.context_window == 4096
+
+
+def test_many_texts_counted_in_one_request_are_the_counts_one_by_one(
+    server_model: Model, local_model: Model
+) -> None:
+    texts = [f'<li id="n{i}">item {i} in Zürich</li>' * (1 + i % 7) for i in range(60)]
+    texts += ["", "x", texts[3]]
+    assert server_model.count_tokens.many(texts) == [local_model.count_tokens(t) for t in texts]

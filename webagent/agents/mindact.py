@@ -319,14 +319,20 @@ class MindActAgent(UngistedAgent):
         count, max_tokens = self.model.count_tokens, self.settings.act_max_tokens
         options = [options_text(elements, group) for group in batch]
         empties = [round_messages(task, previous, "", text)[0] for text, _ in options]
-        prefetch(count, [m.content for messages in empties for m in messages])
+        doms = [pruned_dom(elements, group) for group in batch]
+        # asked ahead: each group's prompt as it reads where its DOM fits uncut
+        whole = [
+            round_messages(task, previous, dom, text)[0]
+            for dom, (text, _) in zip(doms, options, strict=True)
+        ]
+        prefetch(count, [*doms, *(m.content for messages in empties + whole for m in messages)])
         budgets = [page_budget(self.model, self.settings, e, max_tokens) for e in empties]
         speculate = round_trips(count)
         pages = run_counting(
             count,
             [
-                truncation(pruned_dom(elements, group), budget, speculate=speculate)
-                for group, budget in zip(batch, budgets, strict=True)
+                truncation(dom, budget, speculate=speculate)
+                for dom, budget in zip(doms, budgets, strict=True)
             ],
         )
         prompts = [

@@ -166,14 +166,18 @@ class _Batched:
 
     def _counted(self, texts: Sequence[str], indices: list[int]) -> dict[int, int]:
         joined = self._separator.join(texts[i] for i in indices)
-        spans = [0]
-        for token in self._tokenize(joined)[self._bos :]:
-            if token == self._sep_id:
-                spans.append(0)
-            else:
-                spans[-1] += 1
-        if len(spans) != len(indices):
-            raise NotOffered("a batch split into the wrong number of texts")
+        tokens = self._tokenize(joined)
+        spans, start = [], self._bos
+        try:  # the separators found by list.index (a C loop), not token by token
+            for _ in range(len(indices) - 1):
+                at = tokens.index(self._sep_id, start)
+                spans.append(at - start)
+                start = at + 1
+        except ValueError:
+            raise NotOffered("a batch split into fewer texts than it joined") from None
+        if self._sep_id in tokens[start:]:
+            raise NotOffered("a batch split into more texts than it joined")
+        spans.append(len(tokens) - start)
         return {i: n + self._bos for i, n in zip(indices, spans, strict=True)}
 
 
