@@ -133,19 +133,20 @@ class ScriptedCounting(Backend):
 
 @contextmanager
 def counted_requests() -> Iterator[list[str]]:
-    """Every tokenizer request the model layer sends (``server_extras.http_json``)."""
+    """Every tokenizer request the model layer sends (``server_extras.http_body``, which
+    every request to a server's extras goes through)."""
     urls: list[str] = []
-    original = server_extras.http_json
+    original = server_extras.http_body
 
     def counting(url: str, *args: Any, **kwargs: Any) -> Any:
         urls.append(url)
         return original(url, *args, **kwargs)
 
-    server_extras.http_json = counting  # type: ignore[assignment]
+    server_extras.http_body = counting  # type: ignore[assignment]
     try:
         yield urls
     finally:
-        server_extras.http_json = original  # type: ignore[assignment]
+        server_extras.http_body = original  # type: ignore[assignment]
 
 
 SHARED = find_shared()

@@ -3,11 +3,15 @@ request where the server's tokenizer allows it, and always the counts one reques
 
 from __future__ import annotations
 
+import pytest
 from fakes.openai_server import SPECIAL, FakeOpenAIServer
+from hypothesis import given
+from hypothesis import strategies as st
 
 from webagent.model.client import Model
 from webagent.model.factory import build_model
 from webagent.model.scripted import ScriptedBackend
+from webagent.model.server_extras import NotOffered, token_spans
 from webagent.model.settings import ModelSettings
 from webagent.tokens import count_many, estimate_tokens
 
@@ -70,3 +74,26 @@ def test_no_batch_endpoint_means_one_request_a_text() -> None:
         fake.paths.clear()
         assert model.count_tokens.many(["a b", "c d e"]) == [2, 3]
         assert fake.paths.count("/tokenize") >= 2
+
+
+@given(
+    st.lists(st.integers(min_value=0, max_value=9), max_size=60),
+    st.sampled_from([", ", ",", ",\n  "]),
+)
+def test_token_spans_read_off_the_bytes_are_the_decoded_ones(ids: list[int], comma: str) -> None:
+    """Separator 7 in an answer of any JSON layout: the runs between, as decoding gives."""
+    body = ('{"tokens": [' + comma.join(map(str, ids)) + "]}").encode()
+    runs = [0]
+    for token in ids:
+        if token == 7:
+            runs.append(0)
+        else:
+            runs[-1] += 1
+    assert token_spans(body, 7) == runs
+
+
+def test_an_answer_that_is_not_a_list_of_ids_is_not_read_as_one() -> None:
+    with pytest.raises(NotOffered):
+        token_spans(b'{"tokens": [{"id": 1, "piece": "a"}]}', 7)
+    with pytest.raises(NotOffered):
+        token_spans(b'{"count": 3}', 7)

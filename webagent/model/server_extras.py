@@ -49,6 +49,18 @@ def server_root(base_url: str) -> str:
 
 def http_json(url: str, payload: dict[str, Any] | None, api_key: str | None, timeout: float) -> Any:
     """GET (no payload) or POST JSON; a missing endpoint raises :class:`NotOffered`."""
+    body = http_body(url, payload, api_key, timeout)
+    try:
+        return json.loads(body)
+    except ValueError as exc:
+        raise NotOffered(f"{url} did not answer JSON") from exc
+
+
+def http_body(
+    url: str, payload: dict[str, Any] | None, api_key: str | None, timeout: float
+) -> bytes:
+    """The body a GET (no payload) or JSON POST is answered with: every request to a
+    server's extras goes through here."""
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
@@ -56,7 +68,7 @@ def http_json(url: str, payload: dict[str, Any] | None, api_key: str | None, tim
     request = urllib.request.Request(url, data=data, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            body = response.read()
+            body: bytes = response.read()
     except urllib.error.HTTPError as exc:
         if exc.code >= 500 and exc.code not in (501,):
             raise TransientModelError(f"{url} answered HTTP {exc.code}") from exc
@@ -68,10 +80,7 @@ def http_json(url: str, payload: dict[str, Any] | None, api_key: str | None, tim
     except (http.client.HTTPException, ConnectionError) as exc:
         # the server went away mid-answer (a body cut short, a reset): as a refused connection
         raise TransientModelError(f"{url} broke off its answer: {exc!r}") from exc
-    try:
-        return json.loads(body)
-    except ValueError as exc:
-        raise NotOffered(f"{url} did not answer JSON") from exc
+    return body
 
 
 def find_token_counter(root: str, api_key: str | None, timeout: float) -> tuple[str, Counter]:
@@ -101,29 +110,28 @@ def find_batch_counter(
     root: str, api_key: str | None, timeout: float, method: str, count: Counter
 ) -> BatchCounter | None:
     """A counter of many texts per request that gives ``count``'s counts, or None."""
-    if method == "llama-cpp-python":
-
-        def tokenize(text: str) -> list[Any]:
-            answer = http_json(
-                f"{root}/extras/tokenize", {"input": text}, api_key, _scaled(timeout, text)
-            )
-            return _token_list(answer, root)
-
-    elif method == "llama.cpp":
-
-        def tokenize(text: str) -> list[Any]:
-            answer = http_json(
-                f"{root}/tokenize", {"content": text}, api_key, _scaled(timeout, text)
-            )
-            return _token_list(answer, root)
-
-    else:
+    endpoints = {
+        "llama-cpp-python": ("/extras/tokenize", "input"),
+        "llama.cpp": ("/tokenize", "content"),
+    }
+    if method not in endpoints:
         return None
+    path, key = endpoints[method]
+
+    def tokenize(text: str) -> bytes:
+        return http_body(f"{root}{path}", {key: text}, api_key, _scaled(timeout, text))
+
+    def tokens(text: str) -> list[Any]:
+        try:
+            return _token_list(json.loads(tokenize(text)), root)
+        except ValueError as exc:
+            raise NotOffered(f"{root}{path} did not answer JSON") from exc
+
     try:
-        bos = len(tokenize(""))
+        bos = len(tokens(""))
         for separator in SEPARATORS:
-            alone = tokenize(separator)
-            if len(alone) != bos + 1 or _has_border(separator):
+            alone = tokens(separator)
+            if len(alone) != bos + 1 or _has_border(separator) or not isinstance(alone[-1], int):
                 continue
             batch = _Batched(tokenize, separator, alone[-1], bos, count)
             if batch(BATCH_PROBES) == [count(t) for t in BATCH_PROBES]:
@@ -138,9 +146,9 @@ class _Batched:
 
     def __init__(
         self,
-        tokenize: Callable[[str], list[Any]],
+        tokenize: Callable[[str], bytes],
         separator: str,
-        sep_id: Any,
+        sep_id: int,
         bos: int,
         count: Counter,
     ) -> None:
@@ -166,19 +174,30 @@ class _Batched:
 
     def _counted(self, texts: Sequence[str], indices: list[int]) -> dict[int, int]:
         joined = self._separator.join(texts[i] for i in indices)
-        tokens = self._tokenize(joined)
-        spans, start = [], self._bos
-        try:  # the separators found by list.index (a C loop), not token by token
-            for _ in range(len(indices) - 1):
-                at = tokens.index(self._sep_id, start)
-                spans.append(at - start)
-                start = at + 1
-        except ValueError:
-            raise NotOffered("a batch split into fewer texts than it joined") from None
-        if self._sep_id in tokens[start:]:
-            raise NotOffered("a batch split into more texts than it joined")
-        spans.append(len(tokens) - start)
+        spans = token_spans(self._tokenize(joined), self._sep_id)
+        if len(spans) != len(indices):
+            raise NotOffered("a batch split into the wrong number of texts")
+        spans[0] -= self._bos  # each text's own count has the BOS once: the join has it first
         return {i: n + self._bos for i, n in zip(indices, spans, strict=True)}
+
+
+def token_spans(body: bytes, separator: int) -> list[int]:
+    """The lengths of the runs of tokens between ``separator`` ids in a ``{"tokens": [...]}``
+    answer, read off its bytes (commas counted in C: a long text's ids are never decoded)."""
+    start, end = body.find(b"["), body.rfind(b"]")
+    inner = body[start + 1 : end].translate(None, b" \n\r\t")
+    if start < 0 or b'"tokens"' not in body[:start] or inner.translate(None, b"0123456789,-"):
+        raise NotOffered("a tokenize answer that is not a plain list of token ids")
+    if not inner:
+        return [0]
+    ids = b"," + inner + b","
+    mark = b"," + str(separator).encode() + b","
+    spans, after = [], 0
+    while (at := ids.find(mark, after)) >= 0:
+        spans.append(ids.count(b",", after, at + 1) - 1)
+        after = at + len(mark) - 1
+    spans.append(ids.count(b",", after) - 1)
+    return spans
 
 
 def _scaled(timeout: float, text: str) -> float:
