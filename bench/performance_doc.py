@@ -33,6 +33,7 @@ SECTIONS = (
     ("act_wall", "`webagent act` wall time on a 1 MB page, embedded model", "issue 11"),
     ("page_speed", "Page processing speed against a bare lxml parse", "issue 11"),
     ("overhead", "The agent's own cost per step: tokenize requests and CPU", "issue 19"),
+    ("levels_local", "Pages of any size with the embedded model: levels and floors", "issue 20"),
     ("page_speed_agents", "Page processing speed under the agents' 8K plan", "issue 11"),
     ("cpu_contention", "The embedded model beside busy processes", "test stability"),
     ("sweep_intent", "Budget sweep over the intent tasks, every agent", "issue 12"),
@@ -249,6 +250,18 @@ def _overhead(d: dict[str, Any]) -> str:
     )
 
 
+def _levels_local(d: dict[str, Any]) -> str:
+    s = d["summary"]
+    steps = sum(f["pages"] for f in s.values())
+    return (
+        f"**Pages of any size** (`levels_local`, embedded model, extractive gists; "
+        f"{', '.join(s)}): {sum(f['ended_with_action'] for f in s.values())} of {steps} steps "
+        f"ended with an action, {sum(f['below_floor'] for f in s.values())} of "
+        f"{sum(f['gist_lines'] for f in s.values())} look-up gist lines kept fewer than 5 words "
+        f"(pages up to {max(f['most_fragments'] for f in s.values()):,} fragments)."
+    )
+
+
 FIGURES = (
     ("reopen_room", _reopen_room),
     ("coverage", _coverage),
@@ -258,6 +271,7 @@ FIGURES = (
     ("act_wall", _act_wall),
     ("page_speed", _page_speed),
     ("overhead", _overhead),
+    ("levels_local", _levels_local),
 )
 
 
