@@ -96,6 +96,7 @@ ROWS: tuple[Row, ...] = (
     Row("raw-html", 8192, "gguf"),
     Row("readagent-p", 8192, gister="model", flat=True),
     Row("readagent-p", 8192, gister="extractive", flat=True),
+    Row("readagent-p", 4096, gister="model", flat=True),
 )
 COUNTER_NAMES = {"estimate": "byte estimate (5 tokens / 8 bytes)", "gguf": "SmolLM2 BPE"}
 
