@@ -188,6 +188,7 @@ def _walk(  # noqa: PLR0915
     open_tag, shown_keys, is_hidden = rules.open_tag, rules.SHOWN_KEYS, rules.is_hidden
     hiding, activating, keeping = rules.HIDING_KEYS, rules.ACTIVE_KEYS, rules.KEEPING_ATTRS
     no_attrs: dict[str, str] = {}
+    closing: dict[str, str] = {}  # "</tag>" made once per tag: one string shared, not one each
     numbered = _NUMBERED  # "n<k>" made once per process: the f-string costs 5 % of the walk
     known = len(numbered)
     ordinal = 0
@@ -207,7 +208,10 @@ def _walk(  # noqa: PLR0915
                     else f"<{tag} id={ids[index]}>"
                 )
                 if tag not in void:
-                    pieces.append(f"</{tag}>")
+                    close = closing.get(tag)
+                    if close is None:
+                        close = closing[tag] = f"</{tag}>"
+                    pieces.append(close)
                     owner.append(index)
                 separate = False
             else:
