@@ -52,8 +52,9 @@ BIG_PAGE_TASK = "Save the cheapest bike in Leeds"
 SHARED = find_shared()
 
 
-def page_tasks(limit: int | None) -> list[tuple[str, str, str]]:
-    """``(name, task, html)`` for every saved page: its first intent task, then the big page."""
+def page_tasks(limit: int | None) -> tuple[list[tuple[str, str, str]], int]:
+    """``(name, task, html)`` for the first ``limit`` saved pages (by site; all by default),
+    each with its first intent task, then the big page; and how many saved pages there are."""
     out = Path(tempfile.mkdtemp(prefix="levels-")) / "intent_tasks.json"
     specs = sorted((SHARED / "intent_tasks").glob("specs_*.jsonl"))
     tool = SHARED / "tools" / "build_intent_tasks.py"
@@ -64,7 +65,8 @@ def page_tasks(limit: int | None) -> list[tuple[str, str, str]]:
         html = task["actions"][0]["cleaned_html"]
         seen.setdefault(html, (task["website"], task["confirmed_task"], html))
     pages = sorted(seen.values())[:limit]
-    return [*pages, ("generated big page (tests/agents/big_page.py)", BIG_PAGE_TASK, big_page())]
+    big = ("generated big page (tests/agents/big_page.py)", BIG_PAGE_TASK, big_page())
+    return [*pages, big], len(seen)
 
 
 def below_floor(trace: StepTrace) -> tuple[int, int]:
@@ -114,7 +116,7 @@ def run(agent: str, budget: int, pages: list[tuple[str, str, str]]) -> list[dict
     return rows
 
 
-def table(results: dict[str, list[dict[str, Any]]]) -> tuple[str, dict[str, Any]]:
+def table(results: dict[str, list[dict[str, Any]]], scope: str) -> tuple[str, dict[str, Any]]:
     rows, summary = [], {}
     for key, steps in results.items():
         figures = {
@@ -146,8 +148,8 @@ def table(results: dict[str, list[dict[str, Any]]]) -> tuple[str, dict[str, Any]
     text = (
         "## Pages of any size with the embedded model (extractive gists)\n\n"
         f"{markdown_table(headers, rows)}\n\n"
-        "Every saved page (its first intent task) and the generated big page, one step each, "
-        "SmolLM2 answering and counting. Target: every step ends with an action and no gist "
+        f"{scope} and the generated big page, one step each, SmolLM2 answering and counting. "
+        "Target: every step ends with an action and no gist "
         f"line of a look-up prompt keeps fewer than {MIN_WORDS} words (unless its gist is "
         f"shorter): {'met' if met else 'NOT met'}.\n\n{EMBEDDED_CAVEAT}."
     )
@@ -162,7 +164,14 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     args = parser.parse_args()
     started = time.perf_counter()
-    pages = page_tasks(args.limit)
+    pages, saved = page_tasks(args.limit)
+    shown = len(pages) - 1
+    scope = (
+        f"Every saved page ({saved}, each with its first intent task)"
+        if shown == saved
+        else f"{shown} of the {saved} saved pages (the first by site, `--limit {args.limit}`; "
+        "each with its first intent task)"
+    )
     budgets = [int(b) for b in args.budgets.split(",")]
     agents = args.agents.split(",")
     results = {
@@ -170,7 +179,7 @@ def main() -> None:
         for agent in agents
         for budget in budgets
     }
-    text, summary = table(results)
+    text, summary = table(results, scope)
     publish(
         "levels_local",
         args.out,
@@ -180,9 +189,10 @@ def main() -> None:
             "gister": "extractive",
             "limit": args.limit,
         },
-        data={"pages_sha12": sha12(SHARED / "pages"), "pages": str(len(pages))},
+        data={"pages_sha12": sha12(SHARED / "pages"), "pages": f"{shown} of {saved} + 1"},
         started=started,
         text=text,
+        scope=scope,
         summary=summary,
         steps=results,
     )

@@ -253,11 +253,10 @@ def _overhead(d: dict[str, Any]) -> str:
 def _levels_local(d: dict[str, Any]) -> str:
     s = d["summary"]
     steps = sum(f["pages"] for f in s.values())
-    pages = max(f["pages"] for f in s.values())
     acted = sum(f["ended_with_action"] for f in s.values())
     return (
-        f"**Pages of any size** (`levels_local`, embedded model, extractive gists, {pages} "
-        f"pages; {', '.join(s)}): {acted} of {steps} steps "
+        f"**Pages of any size** (`levels_local`, embedded model, extractive gists; "
+        f"{d['scope']} and the generated big page; {', '.join(s)}): {acted} of {steps} steps "
         f"ended with an action, {sum(f['below_floor'] for f in s.values())} of "
         f"{sum(f['gist_lines'] for f in s.values())} look-up gist lines kept fewer than 5 words "
         f"(pages up to {max(f['most_fragments'] for f in s.values()):,} fragments)."
