@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from webagent.gist.extractive import cut_gist, cut_gists
 from webagent.model import Message, Model, ModelSettings, Request, build_model
 from webagent.model.settings import DEFAULT_LOCAL_MODEL
 
@@ -80,3 +81,17 @@ def test_many_texts_counted_in_one_request_are_the_counts_one_by_one(
     texts = [f'<li id="n{i}">item {i} in Zürich</li>' * (1 + i % 7) for i in range(60)]
     texts += ["", "x", texts[3]]
     assert server_model.count_tokens.many(texts) == [local_model.count_tokens(t) for t in texts]
+
+
+def test_gists_cut_side_by_side_against_the_server_are_the_local_cuts(
+    server_model: Model, local_model: Model
+) -> None:
+    """``cut_gists`` over the real server's batched counts: the cuts the in-process tokenizer
+    gives one gist at a time."""
+    gists = [
+        "; ".join(f'link "Zürich to Oslo flight number {n} of {i}" id=n{i}{n}' for n in range(k))
+        for i, k in enumerate((3, 8, 15, 30))
+    ]
+    wanted = [(g, b) for g in gists for b in (12, 40, 90)]
+    local = [cut_gist(g, b, local_model.count_tokens) for g, b in wanted]
+    assert cut_gists(wanted, server_model.count_tokens) == local
