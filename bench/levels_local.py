@@ -7,12 +7,15 @@ of ``tests/agents/big_page.py`` (about 5 MB, thousands of fragments), at 2K and 
 checks every gist line of every look-up prompt (``[Part N] (gist) ...`` and
 ``[Section N] (parts a-b) ...``): each keeps at least ``MIN_WORDS`` words, or all of its words
 where the gist is shorter, and records whether the step ended with an action, the levels, the
-look-up rounds and the time.
+look-up rounds and the time. Each finished step is appended to ``--steps`` (a JSON line with
+the code's revision), and a run started again at the same revision skips the steps it has:
+the whole run takes hours on two cores.
 
 The model is near chance: this proves the plumbing (levels, floors, an action at the end),
 never the method's quality.
 
     PYTHONPATH=. python bench/levels_local.py [--budgets 2048,4096] [--agents a,b] [--limit N]
+        [--steps bench/results/levels_local.steps.jsonl]
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any
 from benchkit import (
     EMBEDDED_CAVEAT,
     REPO,
+    WRITTEN_BY_BENCHES,
     find_shared,
     local_model,
     markdown_table,
@@ -41,6 +45,7 @@ from benchkit import (
 from webagent.agents.registry import AgentSettings, build_agent
 from webagent.contracts import Observation, StepTrace
 from webagent.levels import gist_words
+from webagent.provenance import git_revision
 
 sys.path.insert(0, str(REPO / "tests" / "agents"))
 from big_page import big_page  # the generated page the level tests use
@@ -83,11 +88,33 @@ def below_floor(trace: StepTrace) -> tuple[int, int]:
     return lines, short
 
 
-def run(agent: str, budget: int, pages: list[tuple[str, str, str]]) -> list[dict[str, Any]]:
+def done_steps(path: Path, revision: str | None) -> dict[tuple[str, str], dict[str, Any]]:
+    """The steps ``path`` holds from a run at ``revision``, by (agent @ budget, page)."""
+    if not path.exists() or revision is None or revision.endswith("+dirty"):
+        return {}
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    kept = {(r["key"], r["page"]): r for r in rows if r["revision"] == revision}
+    if len(kept) < len(rows):
+        print(f"{path}: {len(rows) - len(kept)} steps from another revision are run again")
+    return kept
+
+
+def run(
+    agent: str,
+    budget: int,
+    pages: list[tuple[str, str, str]],
+    steps: Path,
+    revision: str | None,
+) -> list[dict[str, Any]]:
+    key = f"{agent} @{budget // 1024}K"
+    done = done_steps(steps, revision)
     settings = AgentSettings(agent=agent, context_budget=budget, gister="extractive")  # type: ignore[arg-type]
     built = build_agent(settings, local_model())
     rows = []
     for name, task, html in pages:
+        if (key, name) in done:
+            rows.append(done[(key, name)])
+            continue
         started = time.perf_counter()
         trace = built.step(Observation(task=task, previous_actions=[], html=html))
         lines, short = below_floor(trace)
@@ -107,6 +134,8 @@ def run(agent: str, budget: int, pages: list[tuple[str, str, str]]) -> list[dict
             }
         )
         row = rows[-1]
+        with steps.open("a", encoding="utf-8") as lines_file:
+            lines_file.write(json.dumps({"key": key, "revision": revision, **row}) + "\n")
         print(
             f"{agent} @{budget}: {name[:40]:40} {row['fragments']:5} fragments, "
             f"levels {row['levels']}, {lines} gist lines ({short} below floor), "
@@ -162,7 +191,15 @@ def main() -> None:
     parser.add_argument("--agents", default="readagent-p,readagent-s")
     parser.add_argument("--limit", type=int, default=None, help="first N saved pages")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    parser.add_argument(
+        "--steps",
+        type=Path,
+        default=REPO / "bench" / "results" / "levels_local.steps.jsonl",
+        help="finished steps, one JSON line each; a run at the same revision resumes from it",
+    )
     args = parser.parse_args()
+    args.steps.parent.mkdir(parents=True, exist_ok=True)
+    revision = git_revision(REPO, ignore=WRITTEN_BY_BENCHES)
     started = time.perf_counter()
     pages, saved = page_tasks(args.limit)
     shown = len(pages) - 1
@@ -175,7 +212,7 @@ def main() -> None:
     budgets = [int(b) for b in args.budgets.split(",")]
     agents = args.agents.split(",")
     results = {
-        f"{agent} @{budget // 1024}K": run(agent, budget, pages)
+        f"{agent} @{budget // 1024}K": run(agent, budget, pages, args.steps, revision)
         for agent in agents
         for budget in budgets
     }
