@@ -9,7 +9,15 @@ from collections.abc import Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webagent.tokens import estimate_tokens, last_fitting, truncate_to_tokens
+from webagent.tokens import (
+    Counting,
+    alongside,
+    count_one,
+    estimate_tokens,
+    fitting_search,
+    last_fitting,
+    truncate_to_tokens,
+)
 
 
 def _sequential(text: str, budget: int, count: object) -> str:
@@ -89,3 +97,48 @@ def test_last_fitting_on_any_probe() -> None:
     plain = Remote(3)
     plain.round_trips = False  # type: ignore[misc]
     assert low == last_fitting(0, 300, probe, 200, plain)
+
+
+def test_a_search_predicted_by_size_takes_the_plain_path_in_fewer_requests() -> None:
+    # probes whose length grows unevenly with the point (as a gist's labels do)
+    lengths = [n * n // 7 for n in range(120)]
+    text = "abcdefghij" * 300
+
+    def probe(n: int) -> str:
+        return text[: lengths[n]]
+
+    by_point, by_size = Remote(1), Remote(1)
+    plain = Remote(1)
+    plain.round_trips = False  # type: ignore[misc]
+    expected = last_fitting(0, 119, probe, 300, plain)
+    known = [(0, 0), (119, by_point._count(probe(119)))]
+    assert last_fitting(0, 119, probe, 300, by_point, known=known) == expected
+    search = fitting_search(
+        0, 119, probe, 300, speculate=True, known=known, size=lambda n: lengths[n]
+    )
+    assert count_one(by_size, search) == expected
+    assert by_size.requests < by_point.requests
+
+
+@given(st.lists(st.text(alphabet="ab ", max_size=40), min_size=1, max_size=6), st.integers(0, 5))
+def test_alongside_asks_for_more_and_changes_no_result(texts: list[str], seed: int) -> None:
+    def procedure() -> Counting[list[int]]:
+        first = yield texts
+        second = yield [t + "!" for t in texts]
+        return first + second
+
+    asked: list[str] = []
+    remote = Remote(seed)
+
+    def counter(text: str) -> int:
+        return remote._count(text)
+
+    def many(batch: Sequence[str]) -> list[int]:
+        asked.extend(batch)
+        return [remote._count(t) for t in batch]
+
+    counter.many = many  # type: ignore[attr-defined]
+    plain = count_one(counter, procedure())
+    asked.clear()
+    assert count_one(counter, alongside(procedure(), lambda t: f"[{t}]")) == plain
+    assert {f"[{t}]" for t in texts} <= set(asked)

@@ -21,7 +21,7 @@ from webagent.model.base import Message, Request
 from webagent.model.calls import CallLog
 from webagent.model.client import Model
 from webagent.prompts import load_template
-from webagent.tokens import TokenCounter, prefetch, truncate_to_tokens
+from webagent.tokens import TokenCounter, round_trips, run_counting, truncation
 
 ACT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -85,13 +85,18 @@ def repair_turn(
     """The bad answer and the repair request that follow the act prompt, each part cut to
     the size :func:`act_answer_room` keeps room for (an act answer is ~25 tokens of JSON)."""
     valid = ", ".join(list(shown_ids)[:REPAIR_IDS]) or "(none)"
-    prefetch(count, [answer, error, valid])
+    speculate = round_trips(count)
+    cuts = [
+        (answer, REPAIR_ANSWER_TOKENS),
+        (error, REPAIR_ERROR_TOKENS),
+        (valid, REPAIR_IDS_TOKENS),
+    ]
+    answer, error, valid = run_counting(
+        count, [truncation(text, budget, speculate=speculate) for text, budget in cuts]
+    )
     return (
-        Message(role="assistant", content=truncate_to_tokens(answer, REPAIR_ANSWER_TOKENS, count)),
-        *load_template("act_repair").render(
-            error=truncate_to_tokens(error, REPAIR_ERROR_TOKENS, count),
-            valid_ids=truncate_to_tokens(valid, REPAIR_IDS_TOKENS, count),
-        ),
+        Message(role="assistant", content=answer),
+        *load_template("act_repair").render(error=error, valid_ids=valid),
     )
 
 

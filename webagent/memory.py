@@ -9,7 +9,7 @@ change recorded) and lists the element ids the model was shown.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from webagent.contracts import MemoryEdits
@@ -82,6 +82,8 @@ def fit_memory(
     wanted: Sequence[int],
     budget_tokens: int,
     count_tokens: TokenCounter,
+    *,
+    prompt: Callable[[str], Sequence[str]] | None = None,
 ) -> FittedMemory:
     """The memory within ``budget_tokens`` under ``count_tokens``, every change recorded.
 
@@ -90,15 +92,18 @@ def fit_memory(
     other fragments then share what is left: the longest are shortened first (cut between
     items); if even one-word gists do not fit, those farthest from a reopened fragment are
     left out (``gists_displaced``). With ``gists=None`` only reopened fragments are shown.
-    The text is counted whole at the end, so the result fits by construction.
+    The text is counted whole at the end, so the result fits by construction; against a
+    remote counter ``prompt`` (the texts of the prompt around a memory) is counted with it.
     ``fragments`` may be some of a page's (a levelled memory's open sections): ``gists`` and
     ``wanted`` are indexed by ``Fragment.index``, and only ``fragments`` are shown.
     """
     if round_trips(count_tokens):
-        prefetch(count_tokens, _ask_ahead(fragments, gists, wanted, budget_tokens))
+        prefetch(count_tokens, _ask_ahead(fragments, gists, wanted, budget_tokens, prompt))
     budget = budget_tokens
     for attempt in range(24):
         fitted = _fit(fragments, gists, wanted, budget, count_tokens)
+        if prompt is not None and round_trips(count_tokens):
+            prefetch(count_tokens, prompt(fitted.text))
         excess = count_tokens(fitted.text) - budget_tokens
         if excess <= 0 or budget <= 0:
             return fitted if excess <= 0 else _fit(fragments, gists, wanted, 0, count_tokens)
@@ -109,11 +114,16 @@ def fit_memory(
 
 
 def _ask_ahead(
-    fragments: Sequence[Fragment], gists: Sequence[str] | None, wanted: Sequence[int], budget: int
+    fragments: Sequence[Fragment],
+    gists: Sequence[str] | None,
+    wanted: Sequence[int],
+    budget: int,
+    prompt: Callable[[str], Sequence[str]] | None,
 ) -> list[str]:
     """What fitting the memory is likely to count, for one request to a remote counter: the
     blocks wanted, every gist line, and then, by the byte estimate (which runs high), either
-    the memory as it reads uncut or what shortening the gists counts first."""
+    the memory as it reads uncut (with its ``prompt``) or what shortening the gists counts
+    first."""
     by_index = {f.index: f for f in fragments}
     blocks = {i: full_block(by_index[i]) for i in dict.fromkeys(wanted)}
     lines = {f.index: gist_line(f.index, gists[f.index]) for f in fragments} if gists else {}
@@ -123,7 +133,8 @@ def _ask_ahead(
         texts += _floor_texts([f.index for f in fragments if f.index not in blocks], gists)
     if estimate <= budget * 4 // 3:  # may fit uncut
         shown = (blocks.get(f.index) or lines.get(f.index) for f in fragments)
-        texts.append("\n".join(text for text in shown if text is not None))
+        uncut = "\n".join(text for text in shown if text is not None)
+        texts += [uncut, *(prompt(uncut) if prompt else ())]
     return texts
 
 
@@ -307,8 +318,11 @@ def _shorten(
 def _shortening(
     index: int, gist: str, max_tokens: int, speculate: bool
 ) -> Counting[tuple[str, int]]:
-    cut = (yield from cutting(gist, max_tokens, speculate)) or ELLIPSIS.strip()
-    (tokens,) = yield [gist_line(index, cut)]
+    def line(cut: str) -> str:
+        return gist_line(index, cut or ELLIPSIS.strip())
+
+    cut = (yield from cutting(gist, max_tokens, speculate, line)) or ELLIPSIS.strip()
+    (tokens,) = yield [line(cut)]
     return cut, tokens + 1
 
 

@@ -61,9 +61,15 @@ def round_trips(count_tokens: TokenCounter) -> bool:
 
 
 def prefetch(count_tokens: TokenCounter, texts: Sequence[str]) -> None:
-    """Count ``texts`` now, in one request, where the counter remembers and makes round
-    trips: the counts asked for next are then answered from memory."""
-    if texts and round_trips(count_tokens):
+    """Count ``texts`` with the counter's next request, where it remembers and makes round
+    trips (``counter.ahead``; else now, in one request): the counts asked for next are then
+    answered from memory, and asking ahead costs no request of its own."""
+    if not texts or not round_trips(count_tokens):
+        return
+    ahead = getattr(count_tokens, "ahead", None)
+    if ahead is not None:
+        ahead(texts)
+    else:
         count_many(count_tokens, texts)
 
 
@@ -101,6 +107,19 @@ def together(procedures: Sequence[Counting[Any]]) -> Counting[list[Any]]:
     return [results[n] for n in range(len(procedures))]
 
 
+def alongside(procedure: Counting[T], extra: Callable[[str], str]) -> Counting[T]:
+    """``procedure``, each round also asking for ``extra(text)`` of every text it asks for
+    (what its caller will count next from a probe's result): those counts are then known
+    when the caller asks, and the procedure is sent only its own."""
+    try:
+        texts = next(procedure)
+        while True:
+            counts = yield [*texts, *map(extra, texts)]
+            texts = procedure.send(counts[: len(texts)])
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+
+
 def _advance(
     n: int,
     procedure: Counting[T],
@@ -120,21 +139,46 @@ def truncate_to_tokens(text: str, budget: int, count_tokens: TokenCounter) -> st
 
 
 def truncation(
-    text: str, budget: int, *, speculate: bool, whole: int | None = None
+    text: str,
+    budget: int,
+    *,
+    speculate: bool,
+    whole: int | None = None,
+    known: Sequence[tuple[int, int]] = (),
 ) -> Counting[str]:
     """:func:`truncate_to_tokens` as a counting procedure (``speculate``: ask ahead;
-    ``whole``: the count of ``text``, where known)."""
+    ``whole``: the count of ``text``, where known; ``known``: counts of some prefixes,
+    ``(length, count)``)."""
     if budget <= 0:
         return ""
+    points = [(0, 0), *known]
     if whole is None:
-        (whole,) = yield [text]
+        lengths = calibration(text, budget) if speculate else []
+        whole, *found = yield [text, *(text[:n] for n in lengths)]
+        points += zip(lengths, found, strict=True)
     if whole <= budget:
         return text
-    known = [(0, 0), (len(text), whole)]
+    points.append((len(text), whole))
     end = yield from fitting_search(
-        0, len(text), lambda m: text[:m], budget, speculate=speculate, known=known
+        0, len(text), lambda m: text[:m], budget, speculate=speculate, known=points
     )
     return text[:end]
+
+
+#: where, as multiples of the length the byte estimate puts the cut at, a text is counted
+#: alongside its whole count: the real cut lies there or beyond (the estimate runs high), and
+#: the search's first probes are then read off counts near it rather than the whole text's
+CALIBRATION = (1.0, 1.25, 1.5, 1.8, 2.2, 2.8)
+
+
+def calibration(text: str, budget: int) -> list[int]:
+    """Prefix lengths of ``text`` worth counting with it, where a cut to ``budget`` tokens
+    is likely (none where the estimate says the text fits)."""
+    if estimate_tokens(text) <= budget:
+        return []
+    scale = len(text) / estimate_tokens(text)  # characters per estimated token
+    lengths = {int(budget * scale * f) for f in CALIBRATION}
+    return sorted(n for n in lengths if 0 < n < len(text))
 
 
 def last_fitting(
@@ -162,13 +206,16 @@ def fitting_search(
     *,
     speculate: bool,
     known: Sequence[tuple[int, int]] = (),
+    size: Callable[[int], float] | None = None,
 ) -> Counting[int]:
     """:func:`last_fitting` as a counting procedure.
 
     With ``speculate`` (a counter that makes round trips) each round asks for the probes the
     search may need next (those on the path the counts seen so far predict, both sides where
-    it is close), so a search takes a few rounds rather than one per step. The path walked is
-    the one the sequential search takes, whatever the counter.
+    it is close, or every point of a short stretch), so a search takes a few rounds rather
+    than one per step. Counts are
+    predicted linearly in ``size(point)`` (the probe's length, say; default the point
+    itself). The path walked is the one the sequential search takes, whatever the counter.
     """
     if not speculate:
         while low < high:
@@ -177,14 +224,15 @@ def fitting_search(
             low, high = (middle, high) if count <= budget else (low, middle - 1)
         return low
     counts: dict[int, int] = {}
-    points = sorted(known)
+    at = size or float
+    points = sorted((at(point), count) for point, count in known)
     while low < high:
         middle = (low + high + 1) // 2
         if middle not in counts:
-            wanted = _probes(low, high, budget, points, counts)
+            wanted = _probes(low, high, budget, points, counts, at=at)
             found = yield [probe(m) for m in wanted]
             counts.update(zip(wanted, found, strict=True))
-            points = sorted({*points, *counts.items()})
+            points = sorted({*points, *((at(m), c) for m, c in counts.items())})
         if counts[middle] <= budget:
             low = middle
         else:
@@ -193,10 +241,17 @@ def fitting_search(
 
 
 def _probes(
-    low: int, high: int, budget: int, points: list[tuple[int, int]], counts: dict[int, int]
+    low: int,
+    high: int,
+    budget: int,
+    points: list[tuple[float, int]],
+    counts: dict[int, int],
+    *,
+    at: Callable[[int], float],
 ) -> list[int]:
     """The search's next middles, breadth first along the predicted path (both ways where the
-    prediction is within a few tokens of the budget), up to ``SPECULATIVE_PROBES``."""
+    prediction is within a few tokens of the budget; every point of a stretch that takes no
+    more probes than that), up to ``SPECULATIVE_PROBES``."""
     wanted: list[int] = []
     queue = deque([(low, high)])
     slack = 4 + budget // 200
@@ -204,10 +259,14 @@ def _probes(
         lo, hi = queue.popleft()
         if lo >= hi:
             continue
+        if hi - lo <= SPECULATIVE_PROBES - len(wanted):  # the search ends inside: ask for all
+            asked = set(wanted)
+            wanted += [m for m in range(lo + 1, hi + 1) if m not in counts and m not in asked]
+            continue
         middle = (lo + hi + 1) // 2
         if middle not in counts:
             wanted.append(middle)
-        guess = _interpolate(points, middle)
+        guess = _interpolate(points, at(middle))
         if guess is None or abs(guess - budget) <= slack:
             queue.extend(((middle, hi), (lo, middle - 1)))
         elif guess <= budget:
@@ -217,7 +276,7 @@ def _probes(
     return wanted
 
 
-def _interpolate(points: list[tuple[int, int]], at: int) -> float | None:
+def _interpolate(points: list[tuple[float, int]], at: float) -> float | None:
     """A count at ``at`` read off the line between the known counts either side of it."""
     left = right = None
     for point in points:

@@ -3,6 +3,8 @@ request where the server's tokenizer allows it, and always the counts one reques
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from fakes.openai_server import SPECIAL, FakeOpenAIServer
 from hypothesis import given
@@ -13,7 +15,7 @@ from webagent.model.factory import build_model
 from webagent.model.scripted import ScriptedBackend
 from webagent.model.server_extras import NotOffered, token_spans
 from webagent.model.settings import ModelSettings
-from webagent.tokens import count_many, estimate_tokens
+from webagent.tokens import count_many, estimate_tokens, prefetch
 
 
 class Counting(ScriptedBackend):
@@ -97,3 +99,36 @@ def test_an_answer_that_is_not_a_list_of_ids_is_not_read_as_one() -> None:
         token_spans(b'{"tokens": [{"id": 1, "piece": "a"}]}', 7)
     with pytest.raises(NotOffered):
         token_spans(b'{"count": 3}', 7)
+
+
+def test_texts_asked_ahead_go_with_the_next_request() -> None:
+    from webagent.model.counting import TokenCounts
+
+    class Remote(Counting):
+        counts_remotely = True
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.requests: list[list[str]] = []
+
+        def count_tokens(self, text: str) -> int:
+            self.requests.append([text])
+            return estimate_tokens(text)
+
+        def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+            self.requests.append(list(texts))
+            return [estimate_tokens(t) for t in texts]
+
+    backend = Remote()
+    counts = TokenCounts(backend)
+    counts("known")
+    counts.ahead(["later one", "known", "later two"])
+    assert backend.requests == [["known"]]  # asking ahead sends nothing by itself
+    assert counts("now") == estimate_tokens("now")
+    assert backend.requests[-1] == ["now", "later one", "later two"]
+    later = counts.many(["later two", "later one"])
+    assert later == [estimate_tokens("later two"), estimate_tokens("later one")]
+    assert len(backend.requests) == 2  # both were answered with "now"
+    prefetch(counts, ["soon"])
+    assert counts.many(["other", "soon"]) == [estimate_tokens("other"), estimate_tokens("soon")]
+    assert backend.requests[-1] == ["other", "soon"] and len(backend.requests) == 3

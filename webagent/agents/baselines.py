@@ -11,7 +11,7 @@ from __future__ import annotations
 from webagent.agents.pipeline import Memory, PageAgent, StepContext
 from webagent.memory import fit_memory, whole_page
 from webagent.retrieval import RetrievalQuery, build_retriever
-from webagent.tokens import truncate_to_tokens
+from webagent.tokens import prefetch, truncate_to_tokens
 
 
 class RawHtmlAgent(PageAgent):
@@ -21,7 +21,10 @@ class RawHtmlAgent(PageAgent):
     def build_memory(self, ctx: StepContext) -> Memory:
         fragments = ctx.page.fragments
         whole = whole_page(fragments)
-        text = truncate_to_tokens(whole, ctx.budget, self.model.count_tokens)
+        count = self.model.count_tokens
+        if sum(f.tokens for f in fragments) <= ctx.budget + len(fragments):  # may fit whole
+            prefetch(count, ctx.act_texts(whole))
+        text = truncate_to_tokens(whole, ctx.budget, count)
         # which fragments made it (wholly or in part) into the kept prefix
         kept, offset = [], 0
         for fragment in fragments:
@@ -40,5 +43,8 @@ class RetrievalAgent(PageAgent):
         retriever = build_retriever(self.settings.retriever)
         query = RetrievalQuery.for_observation(ctx.observation)
         ranked = retriever.rank(query, ctx.page.fragments)[: self.settings.top_k]
-        fitted = fit_memory(ctx.page.fragments, None, ranked, ctx.budget, self.model.count_tokens)
+        count = self.model.count_tokens
+        fitted = fit_memory(
+            ctx.page.fragments, None, ranked, ctx.budget, count, prompt=ctx.act_texts
+        )
         return Memory(text=fitted.text, reopened=sorted(fitted.reopened), edits=fitted.edits)

@@ -53,6 +53,12 @@ class StepContext:
     trace: StepTrace
     reopen_room: int = 0
 
+    def act_texts(self, memory: str) -> list[str]:
+        """The act prompt's texts around ``memory``: what a fit of the act memory counts
+        with its final count (``fit_memory(prompt=...)``), so the prompt then costs none."""
+        messages, _ = act_messages(self.observation.task, self.previous, memory)
+        return [m.content for m in messages]
+
 
 @dataclass
 class Memory:
@@ -160,6 +166,7 @@ class PageAgent(Agent):
         trace.memory_edits = memory.edits.model_copy(update={"previous_dropped": dropped})
         text = memory.text
         trace.memory = text
+        prefetch(count, ctx.act_texts(text))  # the act prompt, counted with the memory
         if count(text) > budget:  # fit_memory makes this impossible: say so if it ever is
             trace.error = f"the page memory is over its budget of {budget} tokens"
             trace.error_class = "memory_over_budget"

@@ -50,7 +50,7 @@ from webagent.model.base import Message
 from webagent.model.calls import CallLog
 from webagent.prompts import load_template
 from webagent.retrieval import RetrievalQuery, build_retriever
-from webagent.tokens import TokenCounter
+from webagent.tokens import TokenCounter, prefetch
 
 
 def name_controls(
@@ -106,7 +106,9 @@ class GistOnlyAgent(PageAgent):
         # nothing is reopened: the gists alone must offer the act prompt ids to answer with
         words, cap = self.settings.gist_words, self.gist_cap
         gists = name_controls(ctx.page.fragments, self.gists(ctx), words, cap, self._count)
-        fitted = fit_memory(ctx.page.fragments, gists, (), ctx.budget, self._count)
+        fitted = fit_memory(
+            ctx.page.fragments, gists, (), ctx.budget, self._count, prompt=ctx.act_texts
+        )
         return Memory(text=fitted.text, gists=gists, edits=fitted.edits)
 
     @property
@@ -156,7 +158,7 @@ class ReadAgentP(GistOnlyAgent):
         rounds = [*rounds, *part_rounds]
         picks = self._assist(ctx, picks, rounds)
         ctx.trace.timings["lookup_s"] = time.perf_counter() - t0
-        fitted = fit_memory(shown, raw, picks, ctx.budget, self._count)
+        fitted = fit_memory(shown, raw, picks, ctx.budget, self._count, prompt=ctx.act_texts)
         if len(shown) < len(fragments):
             inside = {f.index for f in shown}
             fitted.edits.outside_sections = [f.index for f in fragments if f.index not in inside]
@@ -269,7 +271,9 @@ class ReadAgentP(GistOnlyAgent):
                 sections_shortened=shortened,
             )
         else:
-            fitted = fit_memory(ctx.page.fragments, raw, (), ctx.budget, self._count)
+            fitted = fit_memory(
+                ctx.page.fragments, raw, (), ctx.budget, self._count, prompt=ctx.act_texts
+            )
             text, edits = fitted.text, fitted.edits
         return Memory(
             text=text,
@@ -290,6 +294,7 @@ class ReadAgentP(GistOnlyAgent):
         if sum(f.tokens for f in fragments) > ctx.budget + len(fragments):
             return None
         text = whole_page(fragments)
+        prefetch(self._count, ctx.act_texts(text))  # counted with the page, where it pays
         if self._count(text) > ctx.budget:
             return None
         return Memory(text=text, reopened=[f.index for f in fragments], read_whole=True)

@@ -20,7 +20,7 @@ items dropped from the end, so a tight budget still names as many controls as it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from lxml import etree, html
@@ -31,6 +31,7 @@ from webagent.model.calls import CallLog
 from webagent.tokens import (
     Counting,
     TokenCounter,
+    alongside,
     fitting_search,
     round_trips,
     run_counting,
@@ -275,8 +276,11 @@ def cut_gists(wanted: Sequence[tuple[str, int]], count_tokens: TokenCounter) -> 
     return run_counting(count_tokens, [cutting(g, n, speculate) for g, n in wanted])
 
 
-def cutting(gist: str, max_tokens: int, speculate: bool) -> Counting[str]:
-    """:func:`cut_gist` as a counting procedure (``speculate``: ask ahead)."""
+def cutting(
+    gist: str, max_tokens: int, speculate: bool, line: Callable[[str], str] | None = None
+) -> Counting[str]:
+    """:func:`cut_gist` as a counting procedure (``speculate``: ask ahead; ``line``: what
+    the caller counts next around the cut, asked for alongside each probe when speculating)."""
     shortest = shorten_labels(gist, MIN_LABEL_CHARS)
     whole, *ahead = yield [gist, shortest, ELLIPSIS] if speculate else [gist]
     if whole <= max_tokens:
@@ -291,10 +295,14 @@ def cutting(gist: str, max_tokens: int, speculate: bool) -> Counting[str]:
         max_tokens,
         speculate=speculate,
         known=known,
+        size=lambda n: len(shorten_labels(gist, n)),  # the count follows the characters kept
     )
     items: str | None = None
     if speculate:  # the cut between items, needed where no label length fits, counted alongside
         between = _cutting_items(shortest, max_tokens, True, counts=(ahead[0], ahead[1]))
+        if line is not None:
+            search = alongside(search, line)
+            between = alongside(between, lambda head: line(_cut_at_items(shortest, head)))
         low, items = yield from together([search, between])
     else:
         low = yield from search
@@ -335,6 +343,11 @@ def _cutting_items(
     if room <= 0:
         return ""
     head = yield from truncation(gist, room, speculate=speculate, whole=whole)
+    return _cut_at_items(gist, head)
+
+
+def _cut_at_items(gist: str, head: str) -> str:
+    """``gist`` cut at the last item (else word) boundary within its prefix ``head``."""
     for boundary in (SEPARATOR, " "):
         at = gist[: len(head) + len(boundary)].rfind(boundary)  # the head may end an item
         if at > 0:

@@ -29,6 +29,8 @@ class TokenCounts:
         self._memo: OrderedDict[str, int] = OrderedDict()
         self._chars = 0
         self._lock = threading.Lock()
+        #: texts to count with the next backend call (``ahead``), in order
+        self._ahead: dict[str, None] = {}
         #: backend calls made (``count_tokens`` or one ``count_tokens_many``) and texts sent
         self.backend_calls = 0
         self.texts_counted = 0
@@ -44,9 +46,18 @@ class TokenCounts:
             if cached is not None:
                 self._memo.move_to_end(text)
                 return cached
+            waiting = bool(self._ahead)
+        if waiting:
+            return self.many([text])[0]
         count = self._backend.count_tokens(text)
         self._remember({text: count}, calls=1)
         return count
+
+    def ahead(self, texts: Sequence[str]) -> None:
+        """Count ``texts`` with the next backend call, whatever asks for it: counts likely to
+        be asked for soon then cost no request of their own."""
+        with self._lock:
+            self._ahead.update((t, None) for t in texts if t not in self._memo)
 
     def many(self, texts: Sequence[str]) -> list[int]:
         """The count of every text, in order; the ones not yet known in one backend call."""
@@ -56,7 +67,11 @@ class TokenCounts:
                 if text not in known and (cached := self._memo.get(text)) is not None:
                     self._memo.move_to_end(text)
                     known[text] = cached
-        missing = [t for t in dict.fromkeys(texts) if t not in known]
+            missing = [t for t in dict.fromkeys(texts) if t not in known]
+            if missing and self._ahead:
+                missing += [t for t in self._ahead if t not in known and t not in self._memo]
+                missing = list(dict.fromkeys(missing))
+                self._ahead.clear()
         if missing:
             counts = (
                 [self._backend.count_tokens(missing[0])]
