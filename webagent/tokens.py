@@ -47,11 +47,19 @@ def estimate_tokens(text: str) -> int:
     return -(-size * ESTIMATE_TOKENS_PER_BYTE[0] // ESTIMATE_TOKENS_PER_BYTE[1])
 
 
-def count_many(count_tokens: TokenCounter, texts: Sequence[str]) -> list[int]:
-    """``[count_tokens(t) for t in texts]``, in one call where the counter takes several."""
+def count_many(
+    count_tokens: TokenCounter, texts: Sequence[str], ahead: Sequence[str] = ()
+) -> list[int]:
+    """``[count_tokens(t) for t in texts]``, in one call where the counter takes several.
+
+    ``ahead``: texts likely asked for next, counted with the counter's next request
+    (:func:`prefetch`) where it can hold them, else with these."""
+    if ahead and getattr(count_tokens, "ahead", None) is not None:
+        prefetch(count_tokens, ahead)
+        ahead = ()
     many = getattr(count_tokens, "many", None)
     if many is not None:
-        return list(many(texts))
+        return list(many([*texts, *ahead]))[: len(texts)]
     return [count_tokens(text) for text in texts]
 
 

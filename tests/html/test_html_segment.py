@@ -173,3 +173,57 @@ def test_settings_are_validated() -> None:
         SegmentSettings(max_fragment_tokens=100, min_fragment_tokens=200)
     with pytest.raises(ValueError):
         SegmentSettings(depth=0)
+
+
+def _nested_page(levels: int, width: int) -> str:
+    """Sections nested ``levels`` deep, each holding ``width`` paragraphs and the next."""
+    html = ""
+    for level in reversed(range(levels)):
+        paragraphs = "".join(
+            f"<p>Level {level} item {n}: <a href='/l{level}/{n}'>offer {n}</a> "
+            + "words of description " * (3 + n % 4)
+            + "</p>"
+            for n in range(width)
+        )
+        html = f"<section><h2>Part {level}</h2>{paragraphs}{html}</section>"
+    return f"<html><body><main>{html}</main></body></html>"
+
+
+def test_splitting_a_deep_page_takes_one_request_of_a_remote_counter() -> None:
+    """Units are split level by level until each fits; against a counter that makes round
+    trips, the parts the next levels will split are counted with the first request (and
+    the counts, unlike the estimate, are the counter's own), and the units are the same as
+    counted text by text."""
+    from webagent.html.units import Sizer, fit_units, split_units
+    from webagent.model.counting import TokenCounts
+    from webagent.model.scripted import ScriptedBackend
+
+    def tokens(text: str) -> int:
+        return len(text) // 4 + text.count("<")  # not the estimate: its ratio is learned
+
+    class Remote(ScriptedBackend):
+        counts_remotely = True
+
+        def __init__(self) -> None:
+            super().__init__([])
+            self.requests = 0
+
+        def count_tokens(self, text: str) -> int:
+            self.requests += 1
+            return tokens(text)
+
+        def count_tokens_many(self, texts: list[str]) -> list[int]:  # type: ignore[override]
+            self.requests += 1
+            return [tokens(t) for t in texts]
+
+    page = clean_page(_nested_page(levels=14, width=6))
+    remote = Remote()
+    sizer = Sizer(page, TokenCounts(remote))
+    units = fit_units(page, split_units(page, 0, 3, sizer), 120, sizer)
+    local = Sizer(page, tokens)
+    alone = fit_units(page, split_units(page, 0, 3, local), 120, local)
+    assert [(u.start, u.stop, u.tokens) for u in units] == [
+        (u.start, u.stop, u.tokens) for u in alone
+    ]
+    assert len(alone) > 14  # split many levels down
+    assert remote.requests == 1

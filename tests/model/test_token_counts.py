@@ -132,3 +132,8 @@ def test_texts_asked_ahead_go_with_the_next_request() -> None:
     prefetch(counts, ["soon"])
     assert counts.many(["other", "soon"]) == [estimate_tokens("other"), estimate_tokens("soon")]
     assert backend.requests[-1] == ["other", "soon"] and len(backend.requests) == 3
+    # texts asked for ahead of a count: with it where it is sent, held where it is known
+    assert count_many(counts, ["fresh"], ahead=["next"]) == [estimate_tokens("fresh")]
+    assert backend.requests[-1] == ["fresh", "next"]
+    assert count_many(counts, ["fresh"], ahead=["after"]) == [estimate_tokens("fresh")]
+    assert len(backend.requests) == 4  # "after" waits for the next request

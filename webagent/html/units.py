@@ -64,8 +64,8 @@ class Sizer:
         pending = [u for u in units if u.tokens == PENDING]
         pieces = self.page.pieces
         texts = ["".join(pieces[u.start : u.stop]) for u in pending]
-        counts = count_many(self.count_tokens, [*texts, *ahead])
-        for unit, tokens in zip(pending, counts[: len(pending)], strict=True):
+        counts = count_many(self.count_tokens, texts, ahead)
+        for unit, tokens in zip(pending, counts, strict=True):
             unit.tokens = tokens
         return units
 
@@ -76,22 +76,25 @@ class Sizer:
 #: how many levels below a split unit ``_ahead`` looks, and how much text it sends at most
 LOOKAHEAD_LEVELS = 64
 LOOKAHEAD_CHARS = 4_000_000
+#: a part is looked into when its scaled estimate is over this share of ``max_tokens``: parts
+#: of one parent differ in tokens per estimated token, and a part missed costs a request
+LOOKAHEAD_MARGIN = 0.8
 
 
 def _ahead(
-    page: CleanPage, split: list[tuple[Unit, list[Unit]]], max_tokens: int, sizer: Sizer
+    page: CleanPage, split: list[tuple[float, list[Unit]]], max_tokens: int, sizer: Sizer
 ) -> list[str]:
     """Texts of the parts, a few levels down, that the next levels will likely split: a part
-    whose estimate, scaled by its split parent's tokens per estimated token, is over
-    ``max_tokens``. Counted with the level's own request where counting makes round trips;
-    a wrong guess costs a text counted, never a decision."""
+    whose estimate, scaled by ``ratio`` (its split parent's tokens per estimated token; 1 for
+    the first units, whose parent is not counted), is near or over ``max_tokens``. Counted
+    with the next request where counting makes round trips; a wrong guess costs a text
+    counted, never a decision."""
     if sizer.count_tokens is None or not round_trips(sizer.count_tokens):
         return []
     height, depth = page.height, page.depth
     out: list[str] = []
     sent = 0
-    for parent, parts in split:
-        ratio = parent.tokens / max(1, estimate_tokens(sizer.text(parent)))
+    for ratio, parts in split:
         level = parts
         for _ in range(LOOKAHEAD_LEVELS):
             over = [
@@ -99,7 +102,7 @@ def _ahead(
                 for u in level
                 if u.node >= 0
                 and height[u.node] > depth[u.node]
-                and ratio * estimate_tokens(sizer.text(u)) > max_tokens
+                and ratio * estimate_tokens(sizer.text(u)) > max_tokens * LOOKAHEAD_MARGIN
             ]
             level = [p for u in over for p in split_units(page, u.node, depth[u.node] + 1, sizer)]
             texts = list(map(sizer.text, level))
@@ -185,7 +188,7 @@ def fit_units(page: CleanPage, units: list[Unit], max_tokens: int, sizer: Sizer)
     Level by level: every unit still too big is split, and the counts of all their parts are
     filled in at once; the result is the same as splitting each unit in turn."""
     height, depth = page.height, page.depth
-    out = sizer.fill(units)
+    out = sizer.fill(units, _ahead(page, [(1.0, units)], max_tokens, sizer))
     fresh: Iterable[int] = range(len(out))  # only units made by the last split can be over
     while True:
         over = [
@@ -196,9 +199,14 @@ def fit_units(page: CleanPage, units: list[Unit], max_tokens: int, sizer: Sizer)
         if not over:
             return out
         parts = {n: split_units(page, out[n].node, depth[out[n].node] + 1, sizer) for n in over}
-        ahead = _ahead(page, [(out[n], parts[n]) for n in over], max_tokens, sizer)
+        ahead = _ahead(page, [(_ratio(out[n], sizer), parts[n]) for n in over], max_tokens, sizer)
         sizer.fill([u for split in parts.values() for u in split], ahead)
         out, fresh = _replace(out, over, parts)
+
+
+def _ratio(unit: Unit, sizer: Sizer) -> float:
+    """The unit's tokens per estimated token."""
+    return unit.tokens / max(1, estimate_tokens(sizer.text(unit)))
 
 
 def _replace(
