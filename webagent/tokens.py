@@ -32,7 +32,7 @@ Counting = Generator[list[str], list[int], T]
 #: the estimate counts 5 tokens per 8 bytes (see ``estimate_tokens``)
 ESTIMATE_TOKENS_PER_BYTE = (5, 8)
 #: how many probes of one search a remote counter is asked for in one request
-SPECULATIVE_PROBES = 24
+SPECULATIVE_PROBES = 48
 
 
 def estimate_tokens(text: str) -> int:

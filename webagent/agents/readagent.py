@@ -45,7 +45,7 @@ from webagent.lookup import (
     lookup_sections,
     lookup_sequential,
 )
-from webagent.memory import FittedMemory, fit_memory, shown_ids, whole_page
+from webagent.memory import FittedMemory, fit_memory, full_block, shown_ids, whole_page
 from webagent.model.base import Message
 from webagent.model.calls import CallLog
 from webagent.prompts import load_template
@@ -356,3 +356,9 @@ class ReadAgentP(GistOnlyAgent):
 
 class ReadAgentS(ReadAgentP):
     lookup = staticmethod(lookup_sequential)
+
+    def build_memory(self, ctx: StepContext) -> Memory:
+        # a round may open any part: their blocks go with the step's first memory request
+        # rather than with the first round's (``prefetch``: no request of their own)
+        prefetch(self._count, [full_block(f) for f in ctx.page.fragments])
+        return super().build_memory(ctx)
