@@ -254,9 +254,10 @@ def _levels_local(d: dict[str, Any]) -> str:
     s = d["summary"]
     steps = sum(f["pages"] for f in s.values())
     acted = sum(f["ended_with_action"] for f in s.values())
+    scope = d["scope"][:1].lower() + d["scope"][1:]  # mid-sentence here
     return (
         f"**Pages of any size** (`levels_local`, embedded model, extractive gists; "
-        f"{d['scope']} and the generated big page; {', '.join(s)}): {acted} of {steps} steps "
+        f"{scope} and the generated big page; {', '.join(s)}): {acted} of {steps} steps "
         f"ended with an action, {sum(f['below_floor'] for f in s.values())} of "
         f"{sum(f['gist_lines'] for f in s.values())} look-up gist lines kept fewer than 5 words "
         f"(pages up to {max(f['most_fragments'] for f in s.values()):,} fragments)."
