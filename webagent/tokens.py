@@ -221,9 +221,9 @@ def fitting_search(
     With ``speculate`` (a counter that makes round trips) each round asks for the probes the
     search may need next (those on the path the counts seen so far predict, both sides where
     it is close, or every point of a short stretch), so a search takes a few rounds rather
-    than one per step. Counts are
-    predicted linearly in ``size(point)`` (the probe's length, say; default the point
-    itself). The path walked is the one the sequential search takes, whatever the counter.
+    than one per step. Counts are predicted linearly in ``size(point)`` (the probe's length,
+    say; default the point itself). The path walked is the one the sequential search takes,
+    whatever the counter.
     """
     if not speculate:
         while low < high:

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 from webagent.gist.extractive import cut_gist, cut_gists
+from webagent.html.clean import clean_page
+from webagent.html.units import Sizer, fit_units, split_units
 from webagent.model import Message, Model, ModelSettings, Request, build_model
 from webagent.model.settings import DEFAULT_LOCAL_MODEL
 
@@ -95,3 +97,37 @@ def test_gists_cut_side_by_side_against_the_server_are_the_local_cuts(
     wanted = [(g, b) for g in gists for b in (12, 40, 90)]
     local = [cut_gist(g, b, local_model.count_tokens) for g, b in wanted]
     assert cut_gists(wanted, server_model.count_tokens) == local
+
+
+def _nested_page(levels: int, width: int) -> str:
+    """Sections nested ``levels`` deep, each holding ``width`` paragraphs and the next."""
+    html = ""
+    for level in reversed(range(levels)):
+        paragraphs = "".join(
+            f"<p>Level {level} item {n}: <a href='/l{level}/{n}'>offer {n}</a> "
+            + "words of description " * (3 + n % 4)
+            + "</p>"
+            for n in range(width)
+        )
+        html = f"<section><h2>Part {level}</h2>{paragraphs}{html}</section>"
+    return f"<html><body><main>{html}</main></body></html>"
+
+
+def test_a_deep_page_is_split_in_one_request_to_the_server_as_counted_locally(
+    server_model: Model, local_model: Model
+) -> None:
+    """Units are split level by level until each fits; against the server, the parts the
+    next levels will split are counted with the first request, and the units are those the
+    in-process tokenizer gives counting text by text."""
+    page = clean_page(_nested_page(levels=14, width=6))
+    counter = server_model.count_tokens
+    before = counter.backend_calls
+    sizer = Sizer(page, counter)
+    units = fit_units(page, split_units(page, 0, 3, sizer), 120, sizer)
+    assert counter.backend_calls - before == 1
+    local = Sizer(page, local_model.count_tokens)
+    alone = fit_units(page, split_units(page, 0, 3, local), 120, local)
+    assert [(u.start, u.stop, u.tokens) for u in units] == [
+        (u.start, u.stop, u.tokens) for u in alone
+    ]
+    assert len(alone) > 14  # split many levels down

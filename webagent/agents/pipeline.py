@@ -166,14 +166,13 @@ class PageAgent(Agent):
         trace.memory_edits = memory.edits.model_copy(update={"previous_dropped": dropped})
         text = memory.text
         trace.memory = text
-        prefetch(count, ctx.act_texts(text))  # the act prompt, counted with the memory
+        messages, version = act_messages(observation.task, previous, text)
+        prefetch(count, [m.content for m in messages])  # the act prompt, counted with the memory
         if count(text) > budget:  # fit_memory makes this impossible: say so if it ever is
             trace.error = f"the page memory is over its budget of {budget} tokens"
             trace.error_class = "memory_over_budget"
             return
         trace.shown_element_ids = shown_ids(text, page.element_ids)
-
-        messages, version = act_messages(observation.task, previous, text)
         trace.prompt_tokens = self.model.count_message_tokens(messages)
         if not trace.shown_element_ids:
             # nothing reopened and no gist names an id: no answer could be valid
