@@ -51,6 +51,8 @@ AGENTS = (
 BUDGET = 8192
 TARGET_REQUESTS = 10
 TARGET_CPU_S = 0.1
+#: the scripted answering policy by name (``POLICY`` in full), as tables and figures show it
+POLICY_NAME = "word-overlap look-up + gold act"
 POLICY = {
     "gist": "extractive gists (gister=extractive): no gist calls",
     "lookup": "the parts whose gist line shares most words with the task, max_lookup of them "
@@ -251,7 +253,7 @@ def tables(results: dict[str, dict[str, list[dict[str, Any]]]]) -> tuple[str, di
     n_steps = len(next(iter(results.values()))["server"]) if results else 0
     table = markdown_table(
         [
-            "agent",
+            f"agent code, answered by {POLICY_NAME}",
             "tokenize requests/step median",
             "p95",
             "max",
@@ -281,7 +283,7 @@ def tables(results: dict[str, dict[str, list[dict[str, Any]]]]) -> tuple[str, di
         f"Targets: at most {TARGET_REQUESTS} tokenize requests per step (median and p95): "
         f"{_verdict(over_requests)}; CPU at most {TARGET_CPU_S} s per step "
         f"(median, server counter): {_verdict(over_cpu)}.\n\n"
-        "Scripted answering policy (no model answers):\n"
+        f"Scripted answering policy *{POLICY_NAME}* (no model answers):\n"
         + "\n".join(f"- {k}: {v}" for k, v in POLICY.items())
     )
     return text, summary
@@ -318,6 +320,7 @@ def main() -> None:
     settings_out = {
         "budget": BUDGET,
         "agents": agents,
+        "policy_name": POLICY_NAME,
         "policy": POLICY,
         "limit": args.limit,
         "every": args.every,

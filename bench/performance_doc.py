@@ -241,9 +241,11 @@ def _overhead(d: dict[str, Any]) -> str:
     s = d["summary"]
     worst = max(s.values(), key=lambda f: f["tokenize_requests_p95"])
     cpu = max(f["cpu_s_median"] for f in s.values())
+    policy = d["provenance"]["settings"]["policy_name"]
+    median = max(f["tokenize_requests_median"] for f in s.values())
     return (
-        f"**The agent's own cost** (`overhead`, real `llama_cpp.server` tokenizer, scripted "
-        f"answers): at most {max(f['tokenize_requests_median'] for f in s.values()):g} "
+        f"**The agent's own cost** (`overhead`, real `llama_cpp.server` tokenizer, answers by "
+        f"the scripted policy *{policy}*): at most {median:g} "
         f"tokenize requests on the median step and {worst['tokenize_requests_p95']:g} at the "
         f"95th percentile for every agent; at most {cpu:.3f} s of CPU outside model calls on "
         "the median step."
