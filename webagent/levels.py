@@ -157,6 +157,14 @@ def section_line(number: int, section: Section, gist: str) -> str:
     return f"[Section {number}] ({section.label}) {gist}"
 
 
+def section_text(sections: Sequence[Section], gists: Sequence[str]) -> str:
+    """The numbered section lines, no gist cut: what :func:`fit_section_lines` gives where
+    they fit."""
+    return "\n".join(
+        section_line(n + 1, s, g) for n, (s, g) in enumerate(zip(sections, gists, strict=True))
+    )
+
+
 @dataclass
 class FittedLines:
     """Section lines within a budget: the text, and the sections whose gist was cut."""
@@ -186,9 +194,8 @@ def fit_section_lines(
     def total(lines: list[str]) -> int:
         return sum(count_many(count_tokens, lines)) + len(lines)
 
-    lines = render(None)
-    if total(lines) <= budget_tokens:
-        return FittedLines("\n".join(lines))
+    if total(render(None)) <= budget_tokens:
+        return FittedLines(section_text(sections, gists))
     low, high = 1, max((gist_words(g) for g in gists), default=1)
     while low < high:  # the largest cap that fits
         middle = (low + high + 1) // 2

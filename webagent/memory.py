@@ -113,6 +113,24 @@ def fit_memory(
     return _fit(fragments, gists, wanted, 0, count_tokens)
 
 
+def draft_memory(
+    fragments: Sequence[Fragment],
+    gists: Sequence[str] | None,
+    wanted: Sequence[int],
+    budget_tokens: int,
+    count_tokens: TokenCounter,
+) -> FittedMemory:
+    """The memory as :func:`fit_memory` first lays it out, before it counts the text whole.
+
+    What fit_memory returns is this layout or the same fitted to a smaller budget: it leaves
+    out every gist left out here, and where it leaves none out, no gist is longer there. A
+    caller that needs every gist shown at some length learns that it will not be without
+    the whole text's count (against a remote counter, a request)."""
+    if round_trips(count_tokens):
+        prefetch(count_tokens, _ask_ahead(fragments, gists, wanted, budget_tokens, None))
+    return _fit(fragments, gists, wanted, budget_tokens, count_tokens)
+
+
 def _ask_ahead(
     fragments: Sequence[Fragment],
     gists: Sequence[str] | None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from webagent.agents.context import format_previous
 from webagent.gist.extractive import MIN_LABEL_CHARS, shorten_labels
 from webagent.html.fragment import Fragment
-from webagent.memory import fit_memory, gist_line, render_memory, shown_ids
+from webagent.memory import draft_memory, fit_memory, gist_line, render_memory, shown_ids
 from webagent.tokens import estimate_tokens, truncate_to_tokens
 
 
@@ -121,6 +121,33 @@ def test_fit_memory_with_control_gists_fits_under_every_counter() -> None:
             assert count(fitted.text) <= budget, (count, budget)
             changed = fitted.edits.gists_shortened or fitted.edits.gists_displaced
             assert changed or fitted.text == render_memory(FRAGMENTS, CONTROL_GISTS, [2])
+
+
+def test_a_memory_fits_its_gists_only_where_its_draft_does() -> None:
+    """What ReadAgent-P reads off the draft to skip a flat memory that cannot keep its gists
+    (webagent.agents.readagent ``_flat_memory``): where the fitted memory leaves no gist out,
+    neither does the draft, and it shows every gist with as many words at least."""
+
+    def joined(text: str) -> int:  # joining lines costs more than their sum
+        return len(text.split()) + 2 * text.count("\n")
+
+    gists = [*CONTROL_GISTS, "alpha beta gamma delta; epsilon zeta; eta theta"]
+    fragments = [*FRAGMENTS, fragment(3, "<i id=8>z</i>")]
+    checked = 0
+    for count in (chars, joined, estimate_tokens):
+        whole = count(render_memory(fragments, gists, []))
+        for budget in range(4, whole + 2, max(1, whole // 60)):
+            draft = draft_memory(fragments, gists, [], budget, count)
+            fitted = fit_memory(fragments, gists, [], budget, count)
+            assert set(draft.edits.gists_displaced) <= set(fitted.edits.gists_displaced)
+            if fitted.edits.gists_displaced:
+                continue
+            assert draft.gists is not None and fitted.gists is not None
+            assert not draft.edits.gists_displaced
+            for before, after in zip(draft.gists, fitted.gists, strict=True):
+                assert len(after.split()) <= len(before.split()), (count, budget)
+            checked += fitted.text != draft.text  # the fit had to take more off
+    assert checked  # the draft was over at some budgets: the claim was put to the test
 
 
 def test_gist_line_numbers_parts_from_one() -> None:

@@ -36,6 +36,7 @@ from webagent.levels import (
     fit_section_lines,
     flat_fits,
     leaf_parts,
+    section_text,
     walk,
 )
 from webagent.lookup import (
@@ -45,7 +46,14 @@ from webagent.lookup import (
     lookup_sections,
     lookup_sequential,
 )
-from webagent.memory import FittedMemory, fit_memory, full_block, shown_ids, whole_page
+from webagent.memory import (
+    FittedMemory,
+    draft_memory,
+    fit_memory,
+    full_block,
+    shown_ids,
+    whole_page,
+)
 from webagent.model.base import Message
 from webagent.model.calls import CallLog
 from webagent.prompts import load_template
@@ -117,6 +125,11 @@ class GistOnlyAgent(PageAgent):
         return self.model.count_tokens
 
 
+#: characters of blocks counted ahead at most: a batched count request holds 1 M characters
+#: (webagent.model.server_extras.BATCH_CHARS), and more would cost requests of their own
+BLOCKS_AHEAD_CHARS = 400_000
+
+
 class ReadAgentP(GistOnlyAgent):
     lookup = staticmethod(lookup_parallel)
     chooses_fragments = True
@@ -126,17 +139,21 @@ class ReadAgentP(GistOnlyAgent):
         whole = self._whole_page(ctx)
         if whole is not None:
             return whole
+        self._blocks_ahead(fragments)
         raw = self.gists(ctx)
         budget = self._lookup_budget(ctx.observation.task, ctx.previous)
-        memory = fit_memory(fragments, raw, (), budget, self._count)
+        memory = self._flat_memory(fragments, raw, budget)
         t0 = time.perf_counter()
-        floor = self.settings.gist_floor_words
-        if not floor or flat_fits(raw, memory.gists or [], memory.edits, floor):
+        if memory is not None:
             shown, gists, edits = list(fragments), memory.gists or [], memory.edits
             rounds: list[LookupRound] = []
             sections: list[SectionGist] = []
         else:  # the gists cannot all be shown at a useful length: levels (webagent.levels)
             levelled = self._levels(ctx, raw, budget)
+            # the act prompt if the look-up opens no section, counted with the look-up's
+            top = list(levelled.top)
+            uncut = section_text(top, [levelled.gists[s] for s in top])
+            prefetch(self._count, [uncut, *ctx.act_texts(uncut)])
             chosen, rounds, below = lookup_sections(
                 self._query(ctx, fragments, raw, budget), levelled
             )
@@ -171,6 +188,30 @@ class ReadAgentP(GistOnlyAgent):
             lookup_edits=edits,
             sections=sections,
         )
+
+    def _blocks_ahead(self, fragments: Sequence[Fragment]) -> None:
+        """The look-up may open any part: their blocks go with the step's first memory
+        request rather than with a request of their own when opened (``prefetch``), where
+        they fill no more than a share of a batched request."""
+        blocks = [full_block(f) for f in fragments]
+        if sum(map(len, blocks)) <= BLOCKS_AHEAD_CHARS:
+            prefetch(self._count, blocks)
+
+    def _flat_memory(
+        self, fragments: Sequence[Fragment], raw: Sequence[str], budget: int
+    ) -> FittedMemory | None:
+        """The look-up memory of every gist, or None where the gists cannot all be shown
+        with ``gist_floor_words`` words (told by the first layout where it already tells:
+        ``draft_memory``)."""
+        floor = self.settings.gist_floor_words
+        if floor:
+            draft = draft_memory(fragments, raw, (), budget, self._count)
+            if not flat_fits(raw, draft.gists or [], draft.edits, floor):
+                return None
+        memory = fit_memory(fragments, raw, (), budget, self._count)
+        if floor and not flat_fits(raw, memory.gists or [], memory.edits, floor):
+            return None
+        return memory
 
     def _parts_within(
         self,
@@ -356,9 +397,3 @@ class ReadAgentP(GistOnlyAgent):
 
 class ReadAgentS(ReadAgentP):
     lookup = staticmethod(lookup_sequential)
-
-    def build_memory(self, ctx: StepContext) -> Memory:
-        # a round may open any part: their blocks go with the step's first memory request
-        # rather than with the first round's (``prefetch``: no request of their own)
-        prefetch(self._count, [full_block(f) for f in ctx.page.fragments])
-        return super().build_memory(ctx)
