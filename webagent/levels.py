@@ -160,9 +160,15 @@ def section_line(number: int, section: Section, gist: str) -> str:
 def section_text(sections: Sequence[Section], gists: Sequence[str]) -> str:
     """The numbered section lines, no gist cut: what :func:`fit_section_lines` gives where
     they fit."""
-    return "\n".join(
-        section_line(n + 1, s, g) for n, (s, g) in enumerate(zip(sections, gists, strict=True))
-    )
+    return "\n".join(_section_lines(sections, gists, None))
+
+
+def _section_lines(sections: Sequence[Section], gists: Sequence[str], cap: int | None) -> list[str]:
+    """The numbered section lines, every gist cut to ``cap`` words (None: uncut)."""
+    return [
+        section_line(n + 1, s, g if cap is None else cut_words(g, cap))
+        for n, (s, g) in enumerate(zip(sections, gists, strict=True))
+    ]
 
 
 @dataclass
@@ -185,25 +191,20 @@ def fit_section_lines(
     (the same cap for all) at which they fit; below ``floor`` only if even that does not fit
     (``below_floor``, an edit the trace records)."""
 
-    def render(cap: int | None) -> list[str]:
-        return [
-            section_line(n + 1, s, g if cap is None else cut_words(g, cap))
-            for n, (s, g) in enumerate(zip(sections, gists, strict=True))
-        ]
-
     def total(lines: list[str]) -> int:
         return sum(count_many(count_tokens, lines)) + len(lines)
 
-    if total(render(None)) <= budget_tokens:
-        return FittedLines(section_text(sections, gists))
+    lines = _section_lines(sections, gists, None)
+    if total(lines) <= budget_tokens:
+        return FittedLines("\n".join(lines))
     low, high = 1, max((gist_words(g) for g in gists), default=1)
     while low < high:  # the largest cap that fits
         middle = (low + high + 1) // 2
-        if total(render(middle)) <= budget_tokens:
+        if total(_section_lines(sections, gists, middle)) <= budget_tokens:
             low = middle
         else:
             high = middle - 1
-    lines = render(low)
+    lines = _section_lines(sections, gists, low)
     while lines and total(lines) > budget_tokens:  # not even one word each: the last go
         lines.pop()
     shortened = [n for n, g in enumerate(gists) if cut_words(g, low) != g]

@@ -56,6 +56,7 @@ from webagent.memory import (
 )
 from webagent.model.base import Message
 from webagent.model.calls import CallLog
+from webagent.model.server_extras import BATCH_CHARS
 from webagent.prompts import load_template
 from webagent.retrieval import RetrievalQuery, build_retriever
 from webagent.tokens import TokenCounter, prefetch
@@ -125,9 +126,9 @@ class GistOnlyAgent(PageAgent):
         return self.model.count_tokens
 
 
-#: characters of blocks counted ahead at most: a batched count request holds 1 M characters
-#: (webagent.model.server_extras.BATCH_CHARS), and more would cost requests of their own
-BLOCKS_AHEAD_CHARS = 400_000
+#: characters of blocks counted ahead at most: a share of what one batched count request
+#: holds (``BATCH_CHARS``), as more would cost requests of their own
+BLOCKS_AHEAD_CHARS = BATCH_CHARS * 2 // 5
 
 
 class ReadAgentP(GistOnlyAgent):
