@@ -116,7 +116,10 @@ class LookupQuery:
     ``fragments`` are those the prompt shows: the page's, or (in a levelled memory) those
     of the sections opened; ``gists`` are indexed by ``Fragment.index``; ``n_fragments`` is
     the page's count (0: ``len(fragments)``); ``floor``: the least words a gist line keeps
-    while ReadAgent-S opens fragments (``gist_floor_words``; 0: none)."""
+    while ReadAgent-S opens fragments (``gist_floor_words``; 0: none); ``after``: the texts
+    of the prompt a look-up memory may go into next (the act prompt's, around it), counted
+    with each memory ReadAgent-S fits, so that whichever round ends the look-up, that
+    prompt's count is known."""
 
     task: str
     previous: str
@@ -129,6 +132,7 @@ class LookupQuery:
     count_tokens: Callable[[str], int]
     n_fragments: int = 0
     floor: int = 0
+    after: Callable[[str], Sequence[str]] | None = None
 
     @property
     def page_size(self) -> int:
@@ -199,8 +203,9 @@ def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]
         rounds.append(round_)
         if round_.stop or not round_.accepted:
             break  # STOP, or an answer naming no new page: asking again would repeat it
+        wanted = [*opened, *round_.accepted]
         fitted = fit_memory(
-            fragments, gists, [*opened, *round_.accepted], query.budget_tokens, query.count_tokens
+            fragments, gists, wanted, query.budget_tokens, query.count_tokens, prompt=query.after
         )
         refused = fitted.edits.reopen_refused
         if refused:

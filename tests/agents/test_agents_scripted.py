@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -13,9 +13,12 @@ from webagent.agents.registry import AGENT_NAMES, AgentSettings, build_agent
 from webagent.contracts import Observation, Op, StepTrace
 from webagent.errors import ConfigError, FatalModelError
 from webagent.gist.cache import GistCache
-from webagent.model.base import Request
+from webagent.gist.extractive import extractive_gist
+from webagent.html.segment import segment_html
+from webagent.model.base import Completion, Request
 from webagent.model.client import Model
 from webagent.model.scripted import ScriptedBackend
+from webagent.tokens import estimate_tokens
 
 TASK = "Search flights from Oslo"
 FROM_FIELD = re.compile(r"id=([^\s>]+)[^>]*Departure city")
@@ -38,7 +41,9 @@ def part_with_form(request: Request) -> int:
 
 
 def scripted(
-    lookup: Callable[[Request], str] | None = None, act: Callable[[Request], str] | None = None
+    lookup: Callable[[Request], str] | None = None,
+    act: Callable[[Request], str] | None = None,
+    backend: type[ScriptedBackend] = ScriptedBackend,
 ) -> ScriptedBackend:
     def answer(request: Request) -> str:
         if request.phase == "gist":
@@ -58,7 +63,7 @@ def scripted(
             )
         return (act or type_into_from_field)(request)
 
-    return ScriptedBackend(answer, context_window=4096)
+    return backend(answer, context_window=4096)
 
 
 def run_step(agent: str, backend: ScriptedBackend, html: str, **settings: object) -> StepTrace:
@@ -211,3 +216,84 @@ def test_retrieval_shows_the_fragment_that_matches_the_task(flights_html: str) -
     assert len(trace.reopened) == 1
     assert trace.action.element_id in trace.fragment_element_ids[trace.reopened[0]]
     assert "gist" not in trace.usage  # retrieval never gists
+
+
+class RemoteCounting(ScriptedBackend):
+    """The scripted backend with a counter that makes round trips: every count request is
+    recorded, in order with the model calls (``events``; the usage a scripted answer
+    reports is counted too, as a server reports it, and not recorded)."""
+
+    def __init__(self, script: Callable[[Request], str], *, context_window: int) -> None:
+        super().__init__(script, context_window=context_window)
+        self.events: list[tuple[str, list[str]]] = []
+        self._answering = False
+
+    @property
+    def counts_remotely(self) -> bool:
+        return True
+
+    def complete(self, request: Request, timeout_s: float) -> Completion:
+        self.events.append((request.phase, []))
+        self._answering = True
+        try:
+            return super().complete(request, timeout_s)
+        finally:
+            self._answering = False
+
+    def count_tokens(self, text: str) -> int:
+        return self.count_tokens_many([text])[0]
+
+    def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+        if not self._answering:
+            self.events.append(("count", list(texts)))
+        return [estimate_tokens(t) for t in texts]
+
+    def request_counting(self, text: str) -> int:
+        """The position, among the events, of the count request that held ``text``."""
+        return next(n for n, (kind, texts) in enumerate(self.events) if text in texts)
+
+
+def long_flights(flights_html: str) -> str:
+    cards = "<div class='card'><h3>Deal</h3><p>Fly somewhere warm.</p><a href='/d'>See</a></div>"
+    return flights_html.replace("</main>", cards * 40 + "</main>")
+
+
+def test_what_the_gists_count_first_goes_with_the_fragments(flights_html: str) -> None:
+    """Against a remote counter the extractive gister's first counts (each fragment's whole
+    gist) go in the request that counts the fragments: gisting asks for no request of its
+    own before it cuts, and its gists are those a local counter gives."""
+    page = long_flights(flights_html)
+    remote = scripted(backend=RemoteCounting)
+    assert isinstance(remote, RemoteCounting)
+    trace = run_step("gist-only", remote, page, gister="extractive", context_budget=4096)
+    local = run_step("gist-only", scripted(), page, gister="extractive", context_budget=4096)
+    assert trace.gists == local.gists and trace.memory == local.memory
+    agent = build_agent(
+        AgentSettings(agent="gist-only", gister="extractive", context_budget=4096),
+        Model(scripted(), sleep=lambda _: None),
+    )
+    fragments = segment_html(page, agent.segment_plan, estimate_tokens).fragments
+    assert len(fragments) > 3
+    counted = max(remote.request_counting(f.html) for f in fragments)
+    for fragment in fragments:
+        gist = extractive_gist(fragment, agent.settings.gist_words)
+        assert remote.request_counting(gist) == counted
+
+
+def test_readagent_s_counts_the_act_prompt_with_its_last_memory(flights_html: str) -> None:
+    """Whichever look-up round ends ReadAgent-S's look-up, the act prompt around its memory
+    was counted with that memory: no count request comes between the last look-up answer
+    and the act call."""
+    answers = iter(['{"page": "%d", "reason": "form"}', '{"page": "STOP", "reason": "enough"}'])
+
+    def lookup(request: Request) -> str:
+        answer = next(answers)
+        return answer % part_with_form(request) if "%d" in answer else answer
+
+    remote = scripted(lookup=lookup, backend=RemoteCounting)
+    assert isinstance(remote, RemoteCounting)
+    trace = run_step("readagent-s", remote, long_flights(flights_html))
+    assert trace.action is not None and len(trace.reopened) == 1, trace.error
+    kinds = [kind for kind, _ in remote.events]
+    last_lookup = len(kinds) - 1 - kinds[::-1].index("lookup")
+    assert kinds[last_lookup + 1 :] == ["act"]

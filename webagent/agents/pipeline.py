@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from abc import abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from webagent.act import act_answer_room, act_messages, predict_action
@@ -33,7 +34,7 @@ from webagent.contracts import (
 )
 from webagent.errors import AwaitingAnswerError, ModelError, PageError
 from webagent.gist.cache import GistCache
-from webagent.html.fragment import SegmentedPage, SegmentSettings
+from webagent.html.fragment import Fragment, SegmentedPage, SegmentSettings
 from webagent.html.segment import segment_html
 from webagent.memory import shown_ids
 from webagent.model.calls import CallLog
@@ -116,6 +117,12 @@ class PageAgent(Agent):
         empty, _ = act_messages(observation.task, previous, "")
         return [*observation.previous_actions, *(m.content for m in empty)]
 
+    def counted_after_segmenting(self, fragments: Sequence[Fragment]) -> list[str]:
+        """What the step counts first from the page's fragments: counted with the fragments
+        themselves (``segment_page``'s ``ahead``: their request to a remote counter). None
+        unless the agent says so."""
+        return []
+
     @abstractmethod
     def build_memory(self, ctx: StepContext) -> Memory:
         """The page as the act prompt shows it, within ``ctx.budget`` tokens."""
@@ -142,7 +149,9 @@ class PageAgent(Agent):
         count = self.model.count_tokens
         prefetch(count, self.ask_ahead(observation))
         t0 = time.perf_counter()
-        page = segment_html(observation.html, self.segment_plan, count)
+        page = segment_html(
+            observation.html, self.segment_plan, count, ahead=self.counted_after_segmenting
+        )
         trace.timings["segment_s"] = time.perf_counter() - t0
         trace.n_fragments = len(page.fragments)
         trace.fragment_tokens = [f.tokens for f in page.fragments]

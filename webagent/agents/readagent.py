@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import cached_property
 
 from webagent.agents.context import context_budget, page_budget
 from webagent.agents.pipeline import Memory, PageAgent, StepContext
 from webagent.contracts import LookupRound, MemoryEdits, Observation, SectionGist
+from webagent.gist.base import Gister
 from webagent.gist.extractive import ExtractiveGister, extractive_gist
 from webagent.gist.gister import build_gister
 from webagent.gist.sections import build_section_gister, section_fragment
@@ -95,19 +97,25 @@ class GistOnlyAgent(PageAgent):
             return settings.extractive_max_tokens
         return settings.gist_max_tokens
 
-    def gists(self, ctx: StepContext) -> list[str]:
-        t0 = time.perf_counter()
+    @cached_property
+    def gister(self) -> Gister:
         settings = self.settings
-        cap = self.gist_cap
-        gister = build_gister(
+        return build_gister(
             settings.gister,
             settings.gist_words,
-            cap,
+            self.gist_cap,
             settings.gist_batch,
             context_budget(settings, self.model),
             view=settings.gist_view,
         )
-        gists = gister.gist_all(ctx.page.fragments, ctx.log, self.gist_cache)
+
+    def counted_after_segmenting(self, fragments: Sequence[Fragment]) -> list[str]:
+        """What gisting the fragments counts first (the extractive gister's gists)."""
+        return self.gister.counted_first(fragments, self.model.name, self.gist_cache)
+
+    def gists(self, ctx: StepContext) -> list[str]:
+        t0 = time.perf_counter()
+        gists = self.gister.gist_all(ctx.page.fragments, ctx.log, self.gist_cache)
         ctx.trace.timings["gist_s"] = time.perf_counter() - t0
         return gists
 
@@ -251,6 +259,7 @@ class ReadAgentP(GistOnlyAgent):
             count_tokens=self._count,
             n_fragments=len(ctx.page.fragments),
             floor=self.settings.gist_floor_words,
+            after=ctx.act_texts,
         )
 
     def _levels(self, ctx: StepContext, raw: Sequence[str], budget: int) -> LevelledPage:

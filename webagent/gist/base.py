@@ -10,6 +10,7 @@ never as tokens spent.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from webagent.gist.cache import GistCache, gist_key
@@ -47,10 +48,7 @@ class Gister(ABC):
         self, fragments: list[Fragment], log: CallLog, cache: GistCache | None
     ) -> list[str]:
         gists: list[str | None] = [None] * len(fragments)
-        keys = [
-            gist_key(log.model.name, self.version_tag, self._settings_tag(), f.path + "\n" + f.html)
-            for f in fragments
-        ]
+        keys = [self._key(log.model.name, f) for f in fragments]
         todo: list[int] = []
         for i, key in enumerate(keys):
             hit = cache.get_entry(key) if cache is not None else None
@@ -65,6 +63,25 @@ class Gister(ABC):
             if cache is not None:
                 cache.put(keys[i], written.gist, written.tokens)
         return [g or "" for g in gists]
+
+    def counted_first(
+        self, fragments: Sequence[Fragment], model_name: str, cache: GistCache | None
+    ) -> list[str]:
+        """What gisting ``fragments`` (those the cache does not hold) counts first, to be
+        counted ahead with the page's own counts; none unless the gister says so
+        (:meth:`_counted_first`)."""
+        if cache is not None:
+            fragments = [f for f in fragments if cache.peek_entry(self._key(model_name, f)) is None]
+        todo = list(fragments)
+        return self._counted_first(todo) if todo else []
+
+    def _counted_first(self, fragments: list[Fragment]) -> list[str]:
+        return []
+
+    def _key(self, model_name: str, fragment: Fragment) -> str:
+        return gist_key(
+            model_name, self.version_tag, self._settings_tag(), fragment.path + "\n" + fragment.html
+        )
 
     def _settings_tag(self) -> str:
         return f"{self.name}/{self.words}w/{self.max_tokens}t"

@@ -406,17 +406,35 @@ def extractive_gist(
     return cut_gist(gist, max_tokens, count_tokens) or "(empty)"
 
 
+def _source(fragment: Fragment) -> tuple[str, str, tuple[str, ...]]:
+    """What an extractive gist is written from."""
+    return fragment.html, fragment.text, tuple(fragment.interactive_ids)
+
+
 class ExtractiveGister(Gister):
     """No model: :func:`extractive_gist` of each fragment, cut to ``max_tokens`` tokens under
     the model's own counter (the one every budget uses)."""
 
     name = "extractive"
 
+    def __init__(self, words: int, max_tokens: int) -> None:
+        super().__init__(words, max_tokens)
+        #: the uncut gists written for ``counted_first``, by what they are written from
+        self._drafts: dict[tuple[str, str, tuple[str, ...]], str] = {}
+
     @property
     def version_tag(self) -> str:
         return "extractive@3"
 
+    def _counted_first(self, fragments: list[Fragment]) -> list[str]:
+        """Each gist, its labels at their shortest and the ellipsis: what ``cutting`` counts
+        first against a remote counter (the gists are kept for ``_gist_uncached``)."""
+        self._drafts = {_source(f): extractive_gist(f, self.words) for f in fragments}
+        drafts = self._drafts.values()
+        return [t for g in drafts for t in (g, shorten_labels(g, MIN_LABEL_CHARS), ELLIPSIS)]
+
     def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[Written]:
-        gists = [extractive_gist(f, self.words) for f in fragments]
+        drafts, self._drafts = self._drafts, {}
+        gists = [drafts.get(_source(f)) or extractive_gist(f, self.words) for f in fragments]
         cut = cut_gists([(g, self.max_tokens) for g in gists], log.model.count_tokens)
         return [Written(g or "(empty)") for g in cut]

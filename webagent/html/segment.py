@@ -21,7 +21,7 @@ Everything is deterministic: same bytes and settings, same fragments.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import compress
 from typing import NamedTuple
 
@@ -33,21 +33,27 @@ from webagent.html.fragment import Fragment, SegmentedPage, SegmentSettings
 from webagent.html.merge import Group, merge_small, merge_to_count, pack
 from webagent.html.paths import PathNamer
 from webagent.html.units import Sizer, Unit, fit_units, split_units
-from webagent.tokens import count_many, estimate_tokens
+from webagent.tokens import count_many, estimate_tokens, prefetch, round_trips
 
 __all__ = ["SegmentSettings", "segment_html", "segment_page", "segment_tree"]
 
 TokenCounter = Callable[[str], int]
+#: what a caller counts next from the fragments (``segment_page``'s ``ahead``)
+Ahead = Callable[[Sequence[Fragment]], Sequence[str]]
 _TRAILING_CLOSE = re.compile(r"(?:</[a-z0-9:_-]+>)+$")
 
 
 def segment_html(
-    html: str | bytes, settings: SegmentSettings, count_tokens: TokenCounter | None = None
+    html: str | bytes,
+    settings: SegmentSettings,
+    count_tokens: TokenCounter | None = None,
+    *,
+    ahead: Ahead | None = None,
 ) -> SegmentedPage:
     """Parse, clean and segment a page (raw HTML or Mind2Web ``cleaned_html``)."""
     raw_bytes = len(html) if isinstance(html, bytes) else len(html.encode("utf-8", "replace"))
     page = clean_page(html, keep_wrappers=settings.keep_wrappers)
-    return segment_page(page, settings, count_tokens, raw_bytes=raw_bytes)
+    return segment_page(page, settings, count_tokens, raw_bytes=raw_bytes, ahead=ahead)
 
 
 def segment_tree(
@@ -65,8 +71,15 @@ def segment_page(
     settings: SegmentSettings,
     count_tokens: TokenCounter | None = None,
     raw_bytes: int = 0,
+    *,
+    ahead: Ahead | None = None,
 ) -> SegmentedPage:
-    """Segment a cleaned page."""
+    """Segment a cleaned page.
+
+    ``ahead``: what the caller will count next from the fragments (it is given them before
+    they are counted: ``tokens`` 0, and a fragment over ``max_fragment_tokens`` may yet lose
+    its trailing close tags); against a counter that makes round trips those texts are
+    counted with the next request (``prefetch``): the fragments' own, where they need one."""
     sizer = Sizer(page, count_tokens)
     units = split_units(page, 0, settings.depth, sizer)
     units = fit_units(page, units, settings.max_fragment_tokens, sizer)
@@ -74,12 +87,14 @@ def segment_page(
     groups = _group(page, units, settings, counter)
     namer = PathNamer(page)
     whole = page.html()
-    rendered = _rendered_all(page, groups, counter, settings.max_fragment_tokens, whole)
     kept = _KeptIds(page.element_ids, list(map(page.interactive.__getitem__, page.kept_nodes)))
-    fragments = [
-        _fragment(page, namer, g, i, rendered[i], kept=kept, settings=settings)
-        for i, g in enumerate(groups)
-    ]
+    fragments = [_fragment(page, namer, g, i, kept=kept) for i, g in enumerate(groups)]
+    if ahead is not None and round_trips(counter):
+        prefetch(counter, ahead(fragments))
+    cap = settings.max_fragment_tokens
+    rendered = _rendered_all([f.html for f in fragments], counter, cap, whole)
+    for fragment, (html, tokens) in zip(fragments, rendered, strict=True):
+        fragment.html, fragment.tokens, fragment.oversized = html, tokens, tokens > cap
     result = SegmentedPage(
         fragments=fragments,
         element_ids=kept.ids,
@@ -127,23 +142,20 @@ def _fragment(
     namer: PathNamer,
     group: Group,
     index: int,
-    rendered: tuple[str, int],
     *,
     kept: _KeptIds,
-    settings: SegmentSettings,
 ) -> Fragment:
-    html, tokens = rendered
+    """The group's fragment, not yet counted (``tokens`` 0: set by ``segment_page``)."""
     inside = page.kept_between(group.start, group.stop)
     element_ids = kept.ids[inside]
     return Fragment(
         index=index,
         path=namer.path(group.start, group.stop),
-        html=html,
+        html=page.render(group.start, group.stop),
         text=page.text(group.start, group.stop),
         element_ids=element_ids,
         interactive_ids=list(compress(element_ids, kept.interactive[inside])),
-        tokens=tokens,
-        oversized=tokens > settings.max_fragment_tokens,
+        tokens=0,
     )
 
 
@@ -159,11 +171,11 @@ def _rendered(page: CleanPage, group: Group, counter: TokenCounter, cap: int) ->
 
 
 def _rendered_all(
-    page: CleanPage, groups: list[Group], counter: TokenCounter, cap: int, whole: str
+    htmls: list[str], counter: TokenCounter, cap: int, whole: str
 ) -> list[tuple[str, int]]:
-    """:func:`_rendered` of every group, counted together (with the whole page's html, which
-    is counted next), in two ``count_many`` calls at most."""
-    htmls = [page.render(g.start, g.stop) for g in groups]
+    """:func:`_rendered` of every group's html, counted together (with the whole page's
+    html, which is counted next), in two ``count_many`` calls at most."""
+    htmls = list(htmls)
     counts = count_many(counter, [*htmls, whole])[: len(htmls)]
     cut = [
         n
