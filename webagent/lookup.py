@@ -18,11 +18,16 @@ from webagent.answers import find_json
 from webagent.contracts import LookupRound
 from webagent.html.fragment import Fragment
 from webagent.levels import Section, fit_section_lines, flat_fits
-from webagent.memory import FittedMemory, fit_memory, full_block, gist_line
+from webagent.memory import FittedMemory, fit_memory, full_block, gist_line, render_memory
 from webagent.model.base import Request
 from webagent.model.calls import CallLog
+from webagent.model.server_extras import BATCH_CHARS
 from webagent.prompts import load_template
-from webagent.tokens import prefetch
+from webagent.tokens import estimate_tokens, prefetch, round_trips
+
+#: characters of the memories the next ReadAgent-S round may fit counted ahead at most: a
+#: share of what one batched count request holds (``BATCH_CHARS``)
+NEXT_MEMORIES_CHARS = BATCH_CHARS * 2 // 5
 
 _NAMED_NUMBER = re.compile(r"(?:part|page|fragment)s?\s*(?:#|no\.?|number)?\s*(\d+)", re.I)
 _ANY_NUMBER = re.compile(r"(?<![\w.])(-?\d+)(?![\w.])")
@@ -204,6 +209,7 @@ def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]
         if round_.stop or not round_.accepted:
             break  # STOP, or an answer naming no new page: asking again would repeat it
         wanted = [*opened, *round_.accepted]
+        _ask_next_round(query, wanted)
         fitted = fit_memory(
             fragments, gists, wanted, query.budget_tokens, query.count_tokens, prompt=query.after
         )
@@ -221,6 +227,31 @@ def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]
             break
         opened = fitted.reopened
     return opened, rounds
+
+
+def _ask_next_round(query: LookupQuery, opened: list[int]) -> None:
+    """The memories the round after ``opened`` may show, one for each part it may open, as
+    they read uncut where the byte estimate says they may fit (it runs high): counted with
+    the next request, within ``NEXT_MEMORIES_CHARS``, so that a round whose memory was
+    counted ahead costs no request of its own."""
+    if not round_trips(query.count_tokens) or len(opened) >= query.max_pages:
+        return
+    fragments, gists = query.fragments, query.gists
+    shown = set(opened)
+    block = {f.index: estimate_tokens(full_block(f)) + 1 for f in fragments}
+    line = {f.index: estimate_tokens(gist_line(f.index, gists[f.index])) + 1 for f in fragments}
+    uncut = sum(block[i] if i in shown else line[i] for i in block)
+    limit = query.budget_tokens * 4 // 3
+    room, texts = NEXT_MEMORIES_CHARS, []
+    for f in fragments:
+        if f.index in shown or uncut - line[f.index] + block[f.index] > limit:
+            continue
+        text = render_memory(fragments, gists, [*opened, f.index])
+        room -= len(text)
+        if room < 0:
+            break
+        texts.append(text)
+    prefetch(query.count_tokens, texts)
 
 
 def _gists_keep_floor(query: LookupQuery, fitted: FittedMemory) -> bool:

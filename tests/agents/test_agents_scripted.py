@@ -297,3 +297,26 @@ def test_readagent_s_counts_the_act_prompt_with_its_last_memory(flights_html: st
     kinds = [kind for kind, _ in remote.events]
     last_lookup = len(kinds) - 1 - kinds[::-1].index("lookup")
     assert kinds[last_lookup + 1 :] == ["act"]
+
+
+def test_readagent_s_counts_each_next_memory_ahead(flights_html: str) -> None:
+    """Against a remote counter each look-up round also counts the memories the next round
+    may show (one a part it may open): the round after one that sent a count request then
+    sends none, and every prompt is the one a local counter gives."""
+
+    def opens_the_next_part(request: Request) -> str:
+        opened = re.search(r"Parts opened so far: ([\d, ]+)\.", request.messages[-1].content)
+        count = len(opened.group(1).split(",")) if opened else 0
+        return f'{{"page": "{count + 1}", "reason": "next"}}'
+
+    page = long_flights(flights_html)
+    remote = scripted(lookup=opens_the_next_part, backend=RemoteCounting)
+    assert isinstance(remote, RemoteCounting)
+    trace = run_step("readagent-s", remote, page, gister="extractive", max_lookup=4)
+    local = scripted(lookup=opens_the_next_part)
+    local_trace = run_step("readagent-s", local, page, gister="extractive", max_lookup=4)
+    assert trace.reopened == local_trace.reopened and len(trace.reopened) == 4
+    assert [r.messages for r in remote.requests] == [r.messages for r in local.requests]
+    kinds = "".join("c" if kind == "count" else "m" for kind, _ in remote.events)
+    rounds = kinds[kinds.index("m") :].split("m")[1:-1]  # the counts between model calls
+    assert "" in rounds[:-1], kinds  # a round with no count request of its own
