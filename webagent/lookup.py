@@ -21,13 +21,9 @@ from webagent.levels import Section, fit_section_lines, flat_fits
 from webagent.memory import FittedMemory, fit_memory, full_block, gist_line, render_memory
 from webagent.model.base import Request
 from webagent.model.calls import CallLog
-from webagent.model.server_extras import BATCH_CHARS
+from webagent.model.server_extras import AHEAD_CHARS
 from webagent.prompts import load_template
 from webagent.tokens import estimate_tokens, prefetch, round_trips
-
-#: characters of the memories the next ReadAgent-S round may fit counted ahead at most: a
-#: share of what one batched count request holds (``BATCH_CHARS``)
-NEXT_MEMORIES_CHARS = BATCH_CHARS * 2 // 5
 
 _NAMED_NUMBER = re.compile(r"(?:part|page|fragment)s?\s*(?:#|no\.?|number)?\s*(\d+)", re.I)
 _ANY_NUMBER = re.compile(r"(?<![\w.])(-?\d+)(?![\w.])")
@@ -232,7 +228,7 @@ def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]
 def _ask_next_round(query: LookupQuery, opened: list[int]) -> None:
     """The memories the round after ``opened`` may show, one for each part it may open, as
     they read uncut where the byte estimate says they may fit (it runs high): counted with
-    the next request, within ``NEXT_MEMORIES_CHARS``, so that a round whose memory was
+    the next request, within ``AHEAD_CHARS``, so that a round whose memory was
     counted ahead costs no request of its own."""
     if not round_trips(query.count_tokens) or len(opened) >= query.max_pages:
         return
@@ -242,7 +238,7 @@ def _ask_next_round(query: LookupQuery, opened: list[int]) -> None:
     line = {f.index: estimate_tokens(gist_line(f.index, gists[f.index])) + 1 for f in fragments}
     uncut = sum(block[i] if i in shown else line[i] for i in block)
     limit = query.budget_tokens * 4 // 3
-    room, texts = NEXT_MEMORIES_CHARS, []
+    room, texts = AHEAD_CHARS, []
     for f in fragments:
         if f.index in shown or uncut - line[f.index] + block[f.index] > limit:
             continue

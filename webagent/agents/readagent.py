@@ -58,7 +58,7 @@ from webagent.memory import (
 )
 from webagent.model.base import Message
 from webagent.model.calls import CallLog
-from webagent.model.server_extras import BATCH_CHARS
+from webagent.model.server_extras import AHEAD_CHARS
 from webagent.prompts import load_template
 from webagent.retrieval import RetrievalQuery, build_retriever
 from webagent.tokens import TokenCounter, prefetch
@@ -134,11 +134,6 @@ class GistOnlyAgent(PageAgent):
         return self.model.count_tokens
 
 
-#: characters of blocks counted ahead at most: a share of what one batched count request
-#: holds (``BATCH_CHARS``), as more would cost requests of their own
-BLOCKS_AHEAD_CHARS = BATCH_CHARS * 2 // 5
-
-
 class ReadAgentP(GistOnlyAgent):
     lookup = staticmethod(lookup_parallel)
     chooses_fragments = True
@@ -203,7 +198,7 @@ class ReadAgentP(GistOnlyAgent):
         request rather than with a request of their own when opened (``prefetch``), where
         they fill no more than a share of a batched request."""
         blocks = [full_block(f) for f in fragments]
-        if sum(map(len, blocks)) <= BLOCKS_AHEAD_CHARS:
+        if sum(map(len, blocks)) <= AHEAD_CHARS:
             prefetch(self._count, blocks)
 
     def _flat_memory(

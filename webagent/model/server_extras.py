@@ -34,6 +34,9 @@ SEPARATORS = ("<|endoftext|>", "<|im_end|>", "</s>", "<|eot_id|>", "<|end|>", "<
 BATCH_PROBES = ("probe", " a b ", "\n\n", "<div id=n1>x</div>\n", "é ü 名 ", "  x")
 #: characters of text sent in one batched request at most
 BATCH_CHARS = 1_000_000
+#: characters of one kind of text a step counts ahead (``tokens.prefetch``) at most: a share
+#: of a batched request, as more would cost requests of their own
+AHEAD_CHARS = BATCH_CHARS * 2 // 5
 
 
 class NotOffered(Exception):
