@@ -23,7 +23,7 @@ from webagent.model.base import Request
 from webagent.model.calls import CallLog
 from webagent.model.server_extras import AHEAD_CHARS
 from webagent.prompts import load_template
-from webagent.tokens import estimate_tokens, prefetch, round_trips
+from webagent.tokens import estimate_tokens, may_fit, prefetch, round_trips
 
 _NAMED_NUMBER = re.compile(r"(?:part|page|fragment)s?\s*(?:#|no\.?|number)?\s*(\d+)", re.I)
 _ANY_NUMBER = re.compile(r"(?<![\w.])(-?\d+)(?![\w.])")
@@ -237,10 +237,10 @@ def _ask_next_round(query: LookupQuery, opened: list[int]) -> None:
     block = {f.index: estimate_tokens(full_block(f)) + 1 for f in fragments}
     line = {f.index: estimate_tokens(gist_line(f.index, gists[f.index])) + 1 for f in fragments}
     uncut = sum(block[i] if i in shown else line[i] for i in block)
-    limit = query.budget_tokens * 4 // 3
     room, texts = AHEAD_CHARS, []
     for f in fragments:
-        if f.index in shown or uncut - line[f.index] + block[f.index] > limit:
+        estimate = uncut - line[f.index] + block[f.index]
+        if f.index in shown or not may_fit(estimate, query.budget_tokens):
             continue
         text = render_memory(fragments, gists, [*opened, f.index])
         room -= len(text)

@@ -26,6 +26,7 @@ from webagent.tokens import (
     TokenCounter,
     count_many,
     estimate_tokens,
+    may_fit,
     prefetch,
     round_trips,
     run_counting,
@@ -149,7 +150,7 @@ def _ask_ahead(
     estimate = sum(map(estimate_tokens, texts)) + len(texts)
     if estimate > budget and gists:  # may be cut (the estimate runs high: may fit too)
         texts += _floor_texts([f.index for f in fragments if f.index not in blocks], gists)
-    if estimate <= budget * 4 // 3:  # may fit uncut
+    if may_fit(estimate, budget):  # uncut
         shown = (blocks.get(f.index) or lines.get(f.index) for f in fragments)
         uncut = "\n".join(text for text in shown if text is not None)
         texts += [uncut, *(prompt(uncut) if prompt else ())]

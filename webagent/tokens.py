@@ -47,6 +47,12 @@ def estimate_tokens(text: str) -> int:
     return -(-size * ESTIMATE_TOKENS_PER_BYTE[0] // ESTIMATE_TOKENS_PER_BYTE[1])
 
 
+def may_fit(estimate: int, budget: int) -> bool:
+    """Whether a text the byte estimate puts at ``estimate`` tokens may fit ``budget``: the
+    estimate runs high, so up to a third over may (what is worth counting ahead)."""
+    return estimate <= budget * 4 // 3
+
+
 def count_many(
     count_tokens: TokenCounter, texts: Sequence[str], ahead: Sequence[str] = ()
 ) -> list[int]:

@@ -70,9 +70,8 @@ class Gister(ABC):
         """What gisting ``fragments`` (those the cache does not hold) counts first, to be
         counted ahead with the page's own counts; none unless the gister says so
         (:meth:`_counted_first`)."""
-        if cache is not None:
-            fragments = [f for f in fragments if cache.peek_entry(self._key(model_name, f)) is None]
-        todo = list(fragments)
+        held = cache.peek_entry if cache is not None else lambda _: None
+        todo = [f for f in fragments if held(self._key(model_name, f)) is None]
         return self._counted_first(todo) if todo else []
 
     def _counted_first(self, fragments: list[Fragment]) -> list[str]:

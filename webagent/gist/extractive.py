@@ -282,7 +282,7 @@ def cutting(
     """:func:`cut_gist` as a counting procedure (``speculate``: ask ahead; ``line``: what
     the caller counts next around the cut, asked for alongside each probe when speculating)."""
     shortest = shorten_labels(gist, MIN_LABEL_CHARS)
-    whole, *ahead = yield [gist, shortest, ELLIPSIS] if speculate else [gist]
+    whole, *ahead = yield first_counts(gist) if speculate else [gist]
     if whole <= max_tokens:
         return gist
     # the most characters per label at which the whole gist fits
@@ -309,6 +309,12 @@ def cutting(
     if low >= MIN_LABEL_CHARS:  # the search moved up only past lengths that fit
         return shorten_labels(gist, low)
     return items if items is not None else (yield from _cutting_items(shortest, max_tokens, False))
+
+
+def first_counts(gist: str) -> list[str]:
+    """What :func:`cutting` counts first against a remote counter: the gist, its labels at
+    their shortest, the ellipsis."""
+    return [gist, shorten_labels(gist, MIN_LABEL_CHARS), ELLIPSIS]
 
 
 def label_chars(gist: str) -> int:
@@ -427,11 +433,10 @@ class ExtractiveGister(Gister):
         return "extractive@3"
 
     def _counted_first(self, fragments: list[Fragment]) -> list[str]:
-        """Each gist, its labels at their shortest and the ellipsis: what ``cutting`` counts
-        first against a remote counter (the gists are kept for ``_gist_uncached``)."""
+        """What cutting each gist counts first (``first_counts``); the gists are kept for
+        ``_gist_uncached``."""
         self._drafts = {_source(f): extractive_gist(f, self.words) for f in fragments}
-        drafts = self._drafts.values()
-        return [t for g in drafts for t in (g, shorten_labels(g, MIN_LABEL_CHARS), ELLIPSIS)]
+        return [text for gist in self._drafts.values() for text in first_counts(gist)]
 
     def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[Written]:
         drafts, self._drafts = self._drafts, {}
