@@ -84,7 +84,7 @@ def repair_turn(
 ) -> tuple[Message, ...]:
     """The bad answer and the repair request that follow the act prompt, each part cut to
     the size :func:`act_answer_room` keeps room for (an act answer is ~25 tokens of JSON)."""
-    valid = ", ".join(list(shown_ids)[:REPAIR_IDS]) or "(none)"
+    valid = _valid_ids(shown_ids)
     speculate = round_trips(count)
     cuts = [
         (answer, REPAIR_ANSWER_TOKENS),
@@ -98,6 +98,18 @@ def repair_turn(
         Message(role="assistant", content=answer),
         *load_template("act_repair").render(error=error, valid_ids=valid),
     )
+
+
+def _valid_ids(shown_ids: Sequence[str]) -> str:
+    return ", ".join(list(shown_ids)[:REPAIR_IDS]) or "(none)"
+
+
+def repair_counts(shown_ids: Sequence[str]) -> list[str]:
+    """What a repair turn's cut of its valid-id list counts, known before any answer: the
+    list and each of its prefixes (it is short: ``REPAIR_IDS`` ids). Counted with the act
+    prompt, they leave a repair turn one request (the bad answer and the error)."""
+    valid = _valid_ids(shown_ids)
+    return [valid[:n] for n in range(len(valid), 0, -1)]
 
 
 def act_answer_room(model: Model, answer_tokens: int, repair_attempts: int) -> int:

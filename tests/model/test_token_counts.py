@@ -137,3 +137,35 @@ def test_texts_asked_ahead_go_with_the_next_request() -> None:
     assert backend.requests[-1] == ["fresh", "next"]
     assert count_many(counts, ["fresh"], ahead=["after"]) == [estimate_tokens("fresh")]
     assert len(backend.requests) == 4  # "after" waits for the next request
+
+
+def test_a_repair_turn_counted_ahead_sends_one_request() -> None:
+    from webagent.act import repair_counts, repair_turn
+    from webagent.model.counting import TokenCounts
+
+    class Remote(Counting):
+        counts_remotely = True
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.requests = 0
+
+        def count_tokens(self, text: str) -> int:
+            self.requests += 1
+            return len(text) // 2  # ids of digits: more tokens than the estimate says
+
+        def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+            self.requests += 1
+            return [len(t) // 2 for t in texts]
+
+    ids = [f"{i}{i}{i}{i}" for i in range(100, 120)]  # 15 of them shown: over 64 tokens
+    answer, error = '{"element_id": "9"}', "element_id '9' is not an id shown on the page"
+    plain = Remote()
+    expected = repair_turn(answer, error, ids, TokenCounts(plain))
+    assert plain.requests == 2  # the whole texts, then the cut of the id list
+    ahead = Remote()
+    counts = TokenCounts(ahead)
+    counts.many(repair_counts(ids))  # with the act prompt's count, in a step
+    ahead.requests = 0
+    assert repair_turn(answer, error, ids, counts) == expected
+    assert ahead.requests == 1  # the bad answer and the error only

@@ -15,7 +15,7 @@ from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from webagent.act import act_answer_room, act_messages, predict_action
+from webagent.act import act_answer_room, act_messages, predict_action, repair_counts
 from webagent.agents.context import (
     format_previous,
     page_budget,
@@ -176,12 +176,15 @@ class PageAgent(Agent):
         text = memory.text
         trace.memory = text
         messages, version = act_messages(observation.task, previous, text)
-        prefetch(count, [m.content for m in messages])  # the act prompt, counted with the memory
+        shown = shown_ids(text, page.element_ids)
+        repair = repair_counts(shown) if self.settings.repair_attempts else []
+        # the act prompt and what a repair turn may count, with the memory's count
+        prefetch(count, [*(m.content for m in messages), *repair])
         if count(text) > budget:  # fit_memory makes this impossible: say so if it ever is
             trace.error = f"the page memory is over its budget of {budget} tokens"
             trace.error_class = "memory_over_budget"
             return
-        trace.shown_element_ids = shown_ids(text, page.element_ids)
+        trace.shown_element_ids = shown
         trace.prompt_tokens = self.model.count_message_tokens(messages)
         if not trace.shown_element_ids:
             # nothing reopened and no gist names an id: no answer could be valid
