@@ -24,6 +24,11 @@ from webagent.errors import PageError
 from webagent.html import rules
 from webagent.html.parse import parse_html
 
+try:  # compiled at install when a C compiler is there (hatch_build.py)
+    from webagent.html import _cwalk
+except ImportError:  # pragma: no cover  # the Python walk below does the same, slower
+    _cwalk = None  # type: ignore[assignment]
+
 
 @dataclass(slots=True)
 class CleanPage:
@@ -150,11 +155,33 @@ def _after_open(pieces: list[str], open_piece: int) -> bool:
     return last == open_piece
 
 
-def _walk(  # noqa: PLR0915
+def _walk(root: etree._Element, keep_wrappers: bool, entities: bool = False) -> CleanPage:
+    """The one pass over the tree: compiled (``_cwalk``: the same walk over libxml2's nodes)
+    where it was built and the tree is one it reads, else :func:`_walk_python`."""
+    if _cwalk is not None and not entities:
+        page = CleanPage()
+        ordinal = _cwalk.walk(root, keep_wrappers, page, _RULES, _NUMBERED)
+        if ordinal >= 0:
+            return _finished(page, ordinal)
+    return _walk_python(root, keep_wrappers, entities)
+
+
+def _finished(page: CleanPage, ordinal: int) -> CleanPage:
+    """The page with its kept-node indices, after a walk that read ``ordinal`` elements."""
+    kept = page.kept
+    page.kept_nodes = list(compress(range(len(kept)), kept))  # C-level loops, both
+    page.kept_starts = list(map(page.p_open.__getitem__, page.kept_nodes))
+    page.kept_before = [0, *accumulate(kept)]
+    if ordinal >= len(_NUMBERED) and len(_NUMBERED) < _NUMBERED_MAX:
+        _number(ordinal + 1)
+    return page
+
+
+def _walk_python(  # noqa: PLR0915
     root: etree._Element, keep_wrappers: bool, entities: bool = False
 ) -> CleanPage:
-    """The one pass over the tree. Hot path: written as a single loop with local names, as
-    method calls per element would double its cost (see bench/bench_segment.py).
+    """The walk in Python. Hot path: written as a single loop with local names, as method
+    calls per element would double its cost (see bench/bench_segment.py).
 
     The tree is read in document order by ``root.iter()`` (C-level, one turn of the loop per
     element): an element ends when the next one read is not inside it, and a skipped
@@ -318,12 +345,7 @@ def _walk(  # noqa: PLR0915
             pieces.append(clean + " " if text[-1].isspace() else clean)
             owner.append(index)
             kept[index] = True
-    page.kept_nodes = list(compress(range(len(kept)), kept))  # C-level loops, both
-    page.kept_starts = list(map(p_open.__getitem__, page.kept_nodes))
-    page.kept_before = [0, *accumulate(kept)]
-    if ordinal >= known and known < _NUMBERED_MAX:
-        _number(ordinal + 1)
-    return page
+    return _finished(page, ordinal)
 
 
 class _Finish:
@@ -383,3 +405,29 @@ def _mind2web_text(page: CleanPage, up: int, text: str | None) -> None:
         page.pieces.append(_text_piece(text, not _after_open(page.pieces, page.p_open[up])))
         page.owner.append(up)
         page.kept[up] = True
+
+
+# what the compiled walk reads from this module and rules.py, in the order it unpacks them
+_RULES = (
+    rules.WATCHED_ATTRS,
+    rules.DROP_TAGS,
+    rules.TEXT_TAGS,
+    rules.OPAQUE_TAGS,
+    _STOP_TAGS,
+    _SPECIAL_TAGS,
+    rules.VOID_TAGS,
+    rules.ID_ATTR,
+    rules.INTERACTIVE_TAGS,
+    rules.open_tag,
+    rules.SHOWN_KEYS,
+    rules.is_hidden,
+    rules.HIDING_KEYS,
+    rules.ACTIVE_KEYS,
+    rules.KEEPING_ATTRS,
+    rules.visibility,
+    rules.is_interactive,
+    rules.has_keeping_attr,
+    _text_piece,
+    _after_open,
+    _mind2web_text,
+)

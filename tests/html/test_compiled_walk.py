@@ -1,0 +1,108 @@
+"""The compiled cleaning walk (webagent/html/_cwalk.pyx) fills the page the Python walk fills.
+
+Every field of the CleanPage is compared, on the shared real pages, on random pages and on the
+trees only a caller can hand over (namespaces, entity references, comments)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from webagent.html import clean
+from webagent.html.parse import parse_html
+
+pytestmark = pytest.mark.skipif(
+    clean._cwalk is None,
+    reason="the compiled walk is not built here (`python hatch_build.py` builds it)",
+)
+FIELDS = [f.name for f in dataclasses.fields(clean.CleanPage)]
+REPO = Path(__file__).resolve().parents[2]
+
+
+def assert_same_walk(root: etree._Element, keep_wrappers: bool) -> None:
+    compiled = clean.CleanPage()
+    ordinal = clean._cwalk.walk(root, keep_wrappers, compiled, clean._RULES, clean._NUMBERED)
+    assert ordinal >= 0, "the compiled walk handed this tree to the Python walk"
+    compiled = clean._finished(compiled, ordinal)
+    python = clean._walk_python(root, keep_wrappers)
+    for name in FIELDS:
+        assert getattr(compiled, name) == getattr(python, name), name
+    assert ordinal == sum(1 for _ in root.iter())
+
+
+def test_the_module_is_built_from_the_current_source() -> None:
+    spec = importlib.util.spec_from_file_location("hatch_build", REPO / "hatch_build.py")
+    assert spec is not None and spec.loader is not None
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    assert hook.source_digest() == clean._cwalk.SOURCE_DIGEST, (
+        "webagent/html/_cwalk.pyx changed since it was compiled: run `python hatch_build.py`"
+    )
+
+
+@pytest.mark.parametrize("keep_wrappers", [False, True])
+def test_same_page_on_every_shared_page(shared_dir: Path, keep_wrappers: bool) -> None:
+    paths = sorted((shared_dir / "pages").glob("*.html"))
+    assert paths
+    for path in paths:
+        assert_same_walk(parse_html(path.read_bytes()), keep_wrappers)
+
+
+TAGS = ["div", "span", "p", "a", "button", "svg", "text", "script", "input", "label", "br"]
+ATTRS = [
+    "", " hidden", ' aria-hidden="true"', ' style="display:none"', ' style="visibility:hidden"',
+    ' style="VISIBILITY: Visible"', ' style="color: red"', ' aria-label="named"',
+    ' role="button"', ' onclick="f()"', ' title="  "', ' backend_node_id="77"', ' type="hidden"',
+    ' contenteditable="false"', ' value="v" value="w"', ' name="n" placeholder="p"',
+]  # fmt: skip
+WORDS = st.sampled_from([
+    "", "  ", "\n  ", "alpha", " beta <gamma> ", "\xa0", "\u2003x\u2003", "\x1c", "日本",
+    "a&amp;b", "<!-- c -->d",
+])  # fmt: skip
+
+
+@st.composite
+def html_tree(draw: st.DrawFn, depth: int = 0) -> str:
+    tag = draw(st.sampled_from(TAGS))
+    attrs = "".join(draw(st.lists(st.sampled_from(ATTRS), max_size=2)))
+    if depth > 5 or draw(st.integers(0, 9)) < 2 + depth:
+        return f"<{tag}{attrs}>" + draw(WORDS)
+    inner = draw(WORDS) + "".join(draw(st.lists(html_tree(depth + 1), max_size=3)))
+    return f"<{tag}{attrs}>{inner}</{tag}>" + draw(WORDS)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=st.lists(html_tree(), min_size=1, max_size=4), keep_wrappers=st.booleans())
+def test_same_page_on_random_pages(body: list[str], keep_wrappers: bool) -> None:
+    assert_same_walk(parse_html("<html><body>" + "".join(body) + "</body></html>"), keep_wrappers)
+
+
+def test_same_page_on_a_caller_tree_with_namespaces_and_a_subtree_root() -> None:
+    root = etree.Element("html")
+    body = etree.SubElement(root, "body")
+    svg = etree.SubElement(body, "{http://www.w3.org/2000/svg}svg", {"aria-label": "logo"})
+    svg.tail = " after the logo "
+    link = etree.SubElement(body, "a", {"{http://www.w3.org/1999/xlink}href": "/x", "title": "t"})
+    link.text = "go"
+    link.tail = "tail"
+    assert_same_walk(root, keep_wrappers=False)
+    assert_same_walk(body, keep_wrappers=True)  # a subtree: its parent never ends
+
+
+def test_trees_with_comments_or_entities_are_left_to_the_python_walk() -> None:
+    root = etree.fromstring("<div><p>a<!-- c -->b</p><a href='/'>x</a></div>")
+    page = clean.CleanPage()
+    assert clean._cwalk.walk(root, False, page, clean._RULES, clean._NUMBERED) == -1
+    assert page == clean.CleanPage()  # nothing was filled in
+    with_entity = etree.fromstring("<div><p>a</p></div>")
+    with_entity[0].append(etree.Entity("nbsp"))
+    assert clean._cwalk.walk(with_entity, False, page, clean._RULES, clean._NUMBERED) == -1
+    # clean_page still reads them: comments stripped from a copy first, entities in Python
+    assert clean.clean_page(root).html() == "<p id=n2>ab</p><a id=n3>x</a>"
+    assert clean.clean_page(with_entity).html() == "<p id=n2>a</p>"

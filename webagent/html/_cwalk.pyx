@@ -1,0 +1,351 @@
+# cython: language_level=3, boundscheck=False
+"""The cleaning walk of :func:`webagent.html.clean._walk`, compiled: the same decisions in the
+same order, reading libxml2's nodes through lxml's public C API instead of making a Python
+proxy object for every element (two thirds of the Python walk's time).
+
+Every string it makes is made as lxml makes it (``namespacedName``, ``textOf``, ``tailOf``,
+``attributeValue``), and every rule is the Python one (``env``: rules.py's functions and sets),
+so the page it fills is the Python walk's, piece for piece; tests/html/test_compiled_walk.py
+compares the two on every shared page. A tree holding comments, processing instructions or
+entity references is left to the Python walk (``walk`` answers -1 before reading anything).
+"""
+
+from cpython.ref cimport PyObject
+from libc.string cimport strcmp
+
+from lxml.includes cimport tree
+from lxml.includes.etreepublic cimport _Element
+cimport lxml.includes.etreepublic as cetree
+
+cetree.import_lxml__etree()
+
+cdef extern from *:
+    const char* CWALK_SOURCE_DIGEST  # set by hatch_build.py
+
+#: the digest of the .pyx this module was compiled from (hatch_build.source_digest)
+SOURCE_DIGEST = CWALK_SOURCE_DIGEST.decode("ascii")
+
+cdef enum:
+    _CACHE = 1024  # names by pointer (libxml2 interns them per document): a power of two
+
+
+cdef struct _Name:
+    const tree.xmlChar* c_name
+    PyObject* name
+
+
+cdef class _Names:
+    """Python strings of node and attribute names, made once per distinct name pointer."""
+
+    cdef _Name slots[_CACHE]
+    cdef list keep  # owns the strings the slots point to
+
+    def __cinit__(self):
+        self.keep = []
+
+    cdef inline str of(self, tree.xmlNode* c_node):
+        cdef const tree.xmlChar* c_name = c_node.name
+        cdef size_t slot
+        cdef str name
+        if c_node.ns is not NULL:
+            return cetree.namespacedName(c_node)
+        slot = (<size_t>c_name >> 4) & (_CACHE - 1)
+        if self.slots[slot].c_name == c_name:
+            return <str>self.slots[slot].name
+        name = cetree.namespacedName(c_node)
+        if self.slots[slot].c_name is NULL:
+            self.keep.append(name)
+            self.slots[slot].c_name = c_name
+            self.slots[slot].name = <PyObject*>name
+        return name
+
+
+cdef inline tree.xmlNode* _element_at(tree.xmlNode* c_node) noexcept nogil:
+    """The first element node from ``c_node`` on, among its siblings."""
+    while c_node is not NULL and c_node.type != tree.XML_ELEMENT_NODE:
+        c_node = c_node.next
+    return c_node
+
+
+cdef inline tree.xmlNode* _first_child(tree.xmlNode* c_node) noexcept nogil:
+    return _element_at(c_node.children)
+
+
+cdef inline bint _blank(tree.xmlNode* c_node) noexcept nogil:
+    """The text lxml reads from ``c_node`` on (``textOf(parent)``: from its first child,
+    ``tailOf(node)``: from its next sibling) is None, empty or ASCII whitespace: the walk
+    skips it, so it needs no Python string (most tails are a line break and an indent)."""
+    cdef const tree.xmlChar* c
+    while c_node is not NULL:
+        if c_node.type == tree.XML_TEXT_NODE or c_node.type == tree.XML_CDATA_SECTION_NODE:
+            c = c_node.content
+            if c is not NULL:
+                while c[0] != 0:
+                    if not (c[0] == 32 or 9 <= c[0] <= 13 or 28 <= c[0] <= 31):
+                        return False  # str.isspace() over ASCII: these, and no others
+                    c += 1
+        elif c_node.type != tree.XML_XINCLUDE_START and c_node.type != tree.XML_XINCLUDE_END:
+            return True  # where lxml's text collection stops (_textNodeOrSkip)
+        c_node = c_node.next
+    return True
+
+
+cdef Py_ssize_t _descendants(tree.xmlNode* c_top) noexcept nogil:
+    """How many elements lie inside ``c_top`` (XPath's ``count(descendant::*)``)."""
+    cdef Py_ssize_t count = 0
+    cdef tree.xmlNode* c_node = _first_child(c_top)
+    cdef tree.xmlNode* c_next
+    while c_node is not NULL:
+        count += 1
+        c_next = _first_child(c_node)
+        if c_next is NULL:
+            while True:
+                c_next = _element_at(c_node.next)
+                if c_next is not NULL:
+                    break
+                c_node = c_node.parent
+                if c_node is c_top:
+                    return count
+        c_node = c_next
+    return count
+
+
+cdef bint _plain(tree.xmlNode* c_top) noexcept nogil:
+    """No comment, processing instruction or entity reference anywhere inside ``c_top``:
+    ``root.iter()`` then reads exactly its elements, which is what the walk below reads."""
+    cdef tree.xmlNode* c_node = c_top.children
+    cdef tree.xmlNode* c_next
+    while c_node is not NULL:
+        if (
+            c_node.type == tree.XML_COMMENT_NODE
+            or c_node.type == tree.XML_PI_NODE
+            or c_node.type == tree.XML_ENTITY_REF_NODE
+        ):
+            return False
+        c_next = c_node.children if c_node.type == tree.XML_ELEMENT_NODE else NULL
+        if c_next is NULL:
+            while True:
+                c_next = c_node.next
+                if c_next is not NULL:
+                    break
+                c_node = c_node.parent
+                if c_node is c_top or c_node is NULL:
+                    return True
+        c_node = c_next
+    return True
+
+
+cdef _VISIBILITY = str.maketrans("VISBLTY", "visblty")
+
+
+cdef bint _may_show(tree.xmlNode* c_top) except -1:
+    """A descendant whose inline style names visibility, ASCII case-insensitively (the
+    XPath ``_may_show`` of clean.py)."""
+    cdef tree.xmlNode* c_node = _first_child(c_top)
+    cdef tree.xmlNode* c_next
+    cdef tree.xmlAttr* c_attr
+    while c_node is not NULL:
+        c_attr = c_node.properties
+        while c_attr is not NULL:
+            if (
+                c_attr.type == tree.XML_ATTRIBUTE_NODE
+                and c_attr.ns is NULL
+                and strcmp(<const char*>c_attr.name, b"style") == 0
+                and "visibility" in cetree.attributeValue(c_node, c_attr).translate(_VISIBILITY)
+            ):
+                return True
+            c_attr = c_attr.next
+        c_next = _first_child(c_node)
+        if c_next is NULL:
+            while True:
+                c_next = _element_at(c_node.next)
+                if c_next is not NULL:
+                    break
+                c_node = c_node.parent
+                if c_node is c_top:
+                    return False
+        c_node = c_next
+    return False
+
+
+cdef class _Walk:
+    """One walk's state: the page's lists, the rules and the stack of open elements."""
+
+    cdef list pieces, owner, tags, ids, kept, interactive, attrs_of
+    cdef list depth, parent, end, p_open, p_end, height
+    cdef list stack  # open element indices, under the sentinel -1
+    cdef list shut  # whether each of them is under visibility: hidden (the sentinel: no)
+    cdef dict closing
+    cdef object open_tag, shown_keys, void, text_piece, after_open
+
+    cdef void close(self, tree.xmlNode* c_node) except *:
+        """The element on top of the stack ends: its tags, its end, its tail."""
+        cdef Py_ssize_t index = self.stack.pop()
+        self.shut.pop()
+        cdef Py_ssize_t up
+        cdef bint separate
+        cdef str tag, close, tail
+        cdef dict attrs
+        if self.kept[index]:
+            tag = self.tags[index]
+            attrs = self.attrs_of[index]
+            if attrs and not self.shown_keys.isdisjoint(attrs):
+                self.pieces[self.p_open[index]] = self.open_tag(tag, self.ids[index], attrs)
+            else:
+                self.pieces[self.p_open[index]] = f"<{tag} id={self.ids[index]}>"
+            if tag not in self.void:
+                close = self.closing.get(tag)
+                if close is None:
+                    close = self.closing[tag] = f"</{tag}>"
+                self.pieces.append(close)
+                self.owner.append(index)
+            separate = False
+        else:
+            separate = True
+        self.end[index] = len(self.tags)
+        self.p_end[index] = len(self.pieces)
+        up = self.stack[-1]
+        if up >= 0 and self.height[index] > self.height[up]:
+            self.height[up] = self.height[index]
+        if up < 0 or self.shut[-1] or _blank(c_node.next):
+            return
+        tail = cetree.tailOf(c_node)
+        if not tail.isspace():
+            lead = (not self.after_open(self.pieces, self.p_open[up])) if separate else None
+            self.pieces.append(self.text_piece(tail, lead))
+            self.owner.append(up)
+            self.kept[up] = True
+
+
+def walk(_Element root, bint keep_wrappers, page, tuple env, list numbered):
+    """Fill ``page`` (an empty CleanPage) as the Python walk would; the ordinal of the last
+    element read, or -1 (nothing done) for a tree the Python walk must read."""
+    cdef tree.xmlNode* c_root = root._c_node
+    if c_root.type != tree.XML_ELEMENT_NODE or not _plain(c_root):
+        return -1
+    (
+        watched, drop, text_tags, opaque, stop, special, void, id_attr, active_tags,
+        open_tag, shown_keys, is_hidden, hiding, activating, keeping, visibility,
+        is_interactive, has_keeping_attr, text_piece, after_open, mind2web_text,
+    ) = env
+    cdef _Walk w = _Walk()
+    w.pieces, w.owner, w.tags, w.ids = page.pieces, page.owner, page.tags, page.ids
+    w.kept, w.interactive, w.attrs_of = page.kept, page.interactive, page.attrs
+    w.depth, w.parent, w.end = page.depth, page.parent, page.end
+    w.p_open, w.p_end, w.height = page.p_open, page.p_end, page.height
+    w.stack, w.shut, w.closing = [-1], [False], {}
+    w.open_tag, w.shown_keys, w.void = open_tag, shown_keys, void
+    w.text_piece, w.after_open = text_piece, after_open
+    cdef list pieces = w.pieces, owner = w.owner, tags = w.tags, ids = w.ids, kept = w.kept
+    cdef list stack = w.stack, shut = w.shut, p_open = w.p_open
+    cdef _Names names = _Names()
+    cdef dict no_attrs = {}
+    cdef dict attrs
+    cdef Py_ssize_t known = len(numbered), ordinal = 0, index, up, level
+    cdef tree.xmlNode* c_node = c_root
+    cdef tree.xmlNode* c_child
+    cdef tree.xmlAttr* c_attr
+    cdef bint visible, active, opened
+    cdef str tag, key, text, clean, tail
+    while True:
+        ordinal += 1
+        tag = names.of(c_node)
+        attrs = no_attrs
+        c_attr = c_node.properties
+        while c_attr is not NULL:
+            if c_attr.type == tree.XML_ATTRIBUTE_NODE and c_attr.ns is NULL:
+                key = names.of(<tree.xmlNode*>c_attr)
+                if key in watched:
+                    if attrs is no_attrs:
+                        attrs = {}
+                    if key not in attrs:  # a repeated key reads its first value, as get()
+                        attrs[key] = cetree.attributeValue(c_node, c_attr)
+            c_attr = c_attr.next
+        up = stack[-1]
+        visible = not shut[-1]
+        if attrs and "style" in attrs:
+            own = visibility(attrs)
+            if own is not None:
+                visible = own
+        c_child = _first_child(c_node)
+        opened = False
+        if (
+            (tag in special and tag in stop and (tag in drop or up >= 0))
+            or (attrs and not hiding.isdisjoint(attrs) and is_hidden(tag, attrs))
+            or (not visible and not _may_show(c_node))
+        ):
+            if tag in text_tags and up >= 0 and visible and not (attrs and is_hidden(tag, attrs)):
+                mind2web_text(page, up, cetree.textOf(c_node))
+            if c_child is not NULL:
+                ordinal += _descendants(c_node)
+            # it ends here, leaving no tag behind
+            if up >= 0 and not shut[-1] and not _blank(c_node.next):
+                tail = cetree.tailOf(c_node)
+                if not tail.isspace():
+                    pieces.append(text_piece(tail, not after_open(pieces, p_open[up])))
+                    owner.append(up)
+                    kept[up] = True
+        else:
+            index = len(tags)
+            tags.append(tag)
+            if not attrs:
+                ids.append(numbered[ordinal] if ordinal < known else f"n{ordinal}")
+                active = visible and tag in active_tags
+                kept.append(active or (visible and keep_wrappers))
+            else:
+                ids.append(
+                    attrs.get(id_attr)
+                    or (numbered[ordinal] if ordinal < known else f"n{ordinal}")
+                )
+                if not visible:
+                    active = False
+                    kept.append(False)
+                else:
+                    active = tag in active_tags or (
+                        not activating.isdisjoint(attrs) and is_interactive(tag, attrs)
+                    )
+                    kept.append(
+                        active
+                        or keep_wrappers
+                        or (not keeping.isdisjoint(attrs) and has_keeping_attr(attrs))
+                    )
+            w.interactive.append(active)
+            w.attrs_of.append(attrs)
+            level = len(stack) - 1
+            w.depth.append(level)
+            w.height.append(level)
+            w.parent.append(up)
+            w.end.append(0)
+            p_open.append(len(pieces))
+            w.p_end.append(0)
+            pieces.append("")
+            owner.append(index)
+            stack.append(index)
+            shut.append(not visible)
+            if tag in special and tag in opaque:
+                if c_child is not NULL:
+                    ordinal += _descendants(c_node)
+            else:
+                text = None if not visible or _blank(c_node.children) else cetree.textOf(c_node)
+                if text is not None and not text.isspace():
+                    clean = " ".join(text.split())
+                    if "<" in clean:
+                        clean = clean.replace("<", "&lt;")
+                    pieces.append(clean + " " if text[-1].isspace() else clean)
+                    owner.append(index)
+                    kept[index] = True
+                opened = c_child is not NULL
+            if opened:
+                c_node = c_child
+                continue
+            w.close(c_node)
+        # on to the next element in document order, ending the elements left behind
+        while True:
+            if c_node is c_root:
+                return ordinal
+            c_child = _element_at(c_node.next)
+            if c_child is not NULL:
+                c_node = c_child
+                break
+            c_node = c_node.parent
+            w.close(c_node)
