@@ -1,7 +1,7 @@
-"""Build hook: compile the cleaning walk (webagent/html/_cwalk.pyx) when it can be compiled.
+"""Build hook: compile page processing's hot loops (webagent/html/_speedups.pyx) when it can.
 
-The package works without it (clean.py falls back to the same walk in Python, about twice as
-slow), so a machine without a C compiler still installs: the hook then says why it skipped.
+The package works without them (each has a Python twin: the cleaning walk in Python is about
+twice as slow), so a machine without a C compiler still installs: the hook says why it skipped.
 ``WEBAGENT_PURE_PYTHON=1`` skips it on purpose. For an editable install the module is built
 in place, next to its source (git ignores it); for a wheel it is built there and packed.
 
@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent
-SOURCE = ROOT / "webagent" / "html" / "_cwalk.pyx"
+SOURCE = ROOT / "webagent" / "html" / "_speedups.pyx"
 
 
 def source_digest(source: Path = SOURCE) -> str:
-    """What the module is built from (``_cwalk.SOURCE_DIGEST``: a test finds a stale build)."""
+    """What the module is built from (``_speedups.SOURCE_DIGEST``: a test finds a stale build)."""
     return hashlib.sha256(source.read_bytes()).hexdigest()[:16]
 
 
@@ -33,10 +33,10 @@ def build_in_place() -> Path:
     from setuptools.command.build_ext import build_ext
 
     extension = Extension(
-        "webagent.html._cwalk",
+        "webagent.html._speedups",
         [str(SOURCE.relative_to(ROOT))],
         include_dirs=lxml.get_include(),
-        define_macros=[("CWALK_SOURCE_DIGEST", f'"{source_digest()}"')],
+        define_macros=[("SPEEDUPS_SOURCE_DIGEST", f'"{source_digest()}"')],
         extra_compile_args=["-O2"],
     )
     cwd = Path.cwd()
@@ -48,7 +48,7 @@ def build_in_place() -> Path:
         command.build_temp = str(ROOT / "build" / "temp")
         command.ensure_finalized()
         command.run()
-        return ROOT / command.get_ext_filename("webagent.html._cwalk")
+        return ROOT / command.get_ext_filename("webagent.html._speedups")
     finally:
         os.chdir(cwd)
 
@@ -69,8 +69,8 @@ class CompiledWalk(BuildHookInterface):  # type: ignore[misc,valid-type]
             built = build_in_place()
         except Exception as exc:  # noqa: BLE001  # any failure: install the Python walk
             self.app.display_warning(
-                f"readagent-web: the compiled cleaning walk was not built ({exc!r}); "
-                "the Python walk is used (same results, slower)"
+                f"readagent-web: webagent/html/_speedups.pyx was not compiled ({exc!r}); "
+                "its Python twins are used (same results, slower)"
             )
             return
         build_data["pure_python"] = False

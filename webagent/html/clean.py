@@ -22,12 +22,8 @@ from lxml import etree
 
 from webagent.errors import PageError
 from webagent.html import rules
+from webagent.html.compiled import speedups
 from webagent.html.parse import parse_html
-
-try:  # compiled at install when a C compiler is there (hatch_build.py)
-    from webagent.html import _cwalk
-except ImportError:  # pragma: no cover  # the Python walk below does the same, slower
-    _cwalk = None  # type: ignore[assignment]
 
 
 @dataclass(slots=True)
@@ -156,11 +152,11 @@ def _after_open(pieces: list[str], open_piece: int) -> bool:
 
 
 def _walk(root: etree._Element, keep_wrappers: bool, entities: bool = False) -> CleanPage:
-    """The one pass over the tree: compiled (``_cwalk``: the same walk over libxml2's nodes)
-    where it was built and the tree is one it reads, else :func:`_walk_python`."""
-    if _cwalk is not None and not entities:
+    """The one pass over the tree: compiled (``speedups.walk``: the same walk over libxml2's
+    nodes) where it was built and the tree is one it reads, else :func:`_walk_python`."""
+    if speedups is not None and not entities:
         page = CleanPage()
-        ordinal = _cwalk.walk(root, keep_wrappers, page, _RULES, _NUMBERED)
+        ordinal = speedups.walk(root, keep_wrappers, page, _RULES, _NUMBERED)
         if ordinal >= 0:
             return _finished(page, ordinal)
     return _walk_python(root, keep_wrappers, entities)

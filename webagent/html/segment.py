@@ -145,10 +145,11 @@ def _fragment(
     *,
     kept: _KeptIds,
 ) -> Fragment:
-    """The group's fragment, not yet counted (``tokens`` 0: set by ``segment_page``)."""
+    """The group's fragment, not yet counted (``tokens`` 0: set by ``segment_page``); every
+    field is made here, so it is not validated again (``model_construct``)."""
     inside = page.kept_between(group.start, group.stop)
     element_ids = kept.ids[inside]
-    return Fragment(
+    return Fragment.model_construct(
         index=index,
         path=namer.path(group.start, group.stop),
         html=page.render(group.start, group.stop),
@@ -156,6 +157,7 @@ def _fragment(
         element_ids=element_ids,
         interactive_ids=list(compress(element_ids, kept.interactive[inside])),
         tokens=0,
+        oversized=False,
     )
 
 

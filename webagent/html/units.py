@@ -10,11 +10,12 @@ document order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
 from webagent.html.clean import CleanPage
+from webagent.html.compiled import speedups
 from webagent.tokens import ESTIMATE_TOKENS_PER_BYTE, count_many, estimate_tokens, round_trips
 
 ANY_PARENT = -2
@@ -89,7 +90,7 @@ def _ahead(
     the first units, whose parent is not counted), is near or over ``max_tokens``. Counted
     with the next request where counting makes round trips; a wrong guess costs a text
     counted, never a decision."""
-    if sizer.count_tokens is None or not round_trips(sizer.count_tokens):
+    if not _counts_ahead(sizer):
         return []
     height, depth = page.height, page.depth
     out: list[str] = []
@@ -115,9 +116,17 @@ def _ahead(
     return out
 
 
-def _utf8_sizes(pieces: list[str]) -> Iterator[int]:
+def _counts_ahead(sizer: Sizer) -> bool:
+    """Whether texts are worth counting ahead: the sizer counts, and counting makes round
+    trips (the ratios ``_ahead`` scales by cost a text joined per unit: only then)."""
+    return sizer.count_tokens is not None and round_trips(sizer.count_tokens)
+
+
+def _utf8_sizes(pieces: list[str]) -> Iterable[int]:
     """UTF-8 byte length of every piece (a C-level loop: encoding is cheaper than telling
-    the ASCII pieces apart first)."""
+    the ASCII pieces apart first; compiled, ``speedups.utf8_sizes`` encodes nothing)."""
+    if speedups is not None:
+        return speedups.utf8_sizes(pieces)  # type: ignore[no-any-return]
     return map(len, map(str.encode, pieces))
 
 
@@ -199,7 +208,11 @@ def fit_units(page: CleanPage, units: list[Unit], max_tokens: int, sizer: Sizer)
         if not over:
             return out
         parts = {n: split_units(page, out[n].node, depth[out[n].node] + 1, sizer) for n in over}
-        ahead = _ahead(page, [(_ratio(out[n], sizer), parts[n]) for n in over], max_tokens, sizer)
+        ahead = (
+            _ahead(page, [(_ratio(out[n], sizer), parts[n]) for n in over], max_tokens, sizer)
+            if _counts_ahead(sizer)
+            else []
+        )
         sizer.fill([u for split in parts.values() for u in split], ahead)
         out, fresh = _replace(out, over, parts)
 

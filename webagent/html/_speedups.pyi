@@ -1,4 +1,4 @@
-"""The compiled cleaning walk (_cwalk.pyx): see webagent.html.clean._walk."""
+"""Page processing's hot loops, compiled (_speedups.pyx): see each Python twin."""
 
 from lxml import etree
 
@@ -11,3 +11,4 @@ def walk(
     env: tuple[object, ...],
     numbered: list[str],
 ) -> int: ...
+def utf8_sizes(pieces: list[str]) -> list[int]: ...

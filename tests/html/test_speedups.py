@@ -1,7 +1,7 @@
-"""The compiled cleaning walk (webagent/html/_cwalk.pyx) fills the page the Python walk fills.
+"""The compiled loops (webagent/html/_speedups.pyx) give what their Python twins give.
 
-Every field of the CleanPage is compared, on the shared real pages, on random pages and on the
-trees only a caller can hand over (namespaces, entity references, comments)."""
+The walk: every field of the CleanPage is compared, on the shared real pages, on random pages
+and on the trees only a caller can hand over (namespaces, entity references, comments)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from webagent.html import clean
+from webagent.html.compiled import speedups
 from webagent.html.parse import parse_html
 
 pytestmark = pytest.mark.skipif(
-    clean._cwalk is None,
-    reason="the compiled walk is not built here (`python hatch_build.py` builds it)",
+    speedups is None, reason="not compiled here (`python hatch_build.py` compiles it)"
 )
 FIELDS = [f.name for f in dataclasses.fields(clean.CleanPage)]
 REPO = Path(__file__).resolve().parents[2]
@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def assert_same_walk(root: etree._Element, keep_wrappers: bool) -> None:
     compiled = clean.CleanPage()
-    ordinal = clean._cwalk.walk(root, keep_wrappers, compiled, clean._RULES, clean._NUMBERED)
+    ordinal = speedups.walk(root, keep_wrappers, compiled, clean._RULES, clean._NUMBERED)
     assert ordinal >= 0, "the compiled walk handed this tree to the Python walk"
     compiled = clean._finished(compiled, ordinal)
     python = clean._walk_python(root, keep_wrappers)
@@ -41,8 +41,8 @@ def test_the_module_is_built_from_the_current_source() -> None:
     assert spec is not None and spec.loader is not None
     hook = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hook)
-    assert hook.source_digest() == clean._cwalk.SOURCE_DIGEST, (
-        "webagent/html/_cwalk.pyx changed since it was compiled: run `python hatch_build.py`"
+    assert hook.source_digest() == speedups.SOURCE_DIGEST, (
+        "webagent/html/_speedups.pyx changed since it was compiled: run `python hatch_build.py`"
     )
 
 
@@ -98,11 +98,18 @@ def test_same_page_on_a_caller_tree_with_namespaces_and_a_subtree_root() -> None
 def test_trees_with_comments_or_entities_are_left_to_the_python_walk() -> None:
     root = etree.fromstring("<div><p>a<!-- c -->b</p><a href='/'>x</a></div>")
     page = clean.CleanPage()
-    assert clean._cwalk.walk(root, False, page, clean._RULES, clean._NUMBERED) == -1
+    assert speedups.walk(root, False, page, clean._RULES, clean._NUMBERED) == -1
     assert page == clean.CleanPage()  # nothing was filled in
     with_entity = etree.fromstring("<div><p>a</p></div>")
     with_entity[0].append(etree.Entity("nbsp"))
-    assert clean._cwalk.walk(with_entity, False, page, clean._RULES, clean._NUMBERED) == -1
+    assert speedups.walk(with_entity, False, page, clean._RULES, clean._NUMBERED) == -1
     # clean_page still reads them: comments stripped from a copy first, entities in Python
     assert clean.clean_page(root).html() == "<p id=n2>ab</p><a id=n3>x</a>"
     assert clean.clean_page(with_entity).html() == "<p id=n2>a</p>"
+
+
+def test_utf8_sizes_are_the_encoded_lengths(shared_dir: Path) -> None:
+    pieces = ["", "abc", "é", "日本", "😀x", "\x7f\x80\u07ff\u0800\uffff\U00010000", "<a id=n1>"]
+    path = sorted((shared_dir / "pages").glob("*.html"))[0]
+    pieces += clean.clean_page(path.read_bytes()).pieces
+    assert speedups.utf8_sizes(pieces) == [len(p.encode()) for p in pieces]

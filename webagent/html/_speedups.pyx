@@ -1,6 +1,9 @@
 # cython: language_level=3, boundscheck=False
-"""The cleaning walk of :func:`webagent.html.clean._walk`, compiled: the same decisions in the
-same order, reading libxml2's nodes through lxml's public C API instead of making a Python
+"""Page processing's hot loops, compiled; each has a Python twin that gives the same result
+(used where this module was not built), and tests/html/test_speedups.py compares them.
+
+``walk``: the cleaning walk of :func:`webagent.html.clean._walk_python`, the same decisions in
+the same order, reading libxml2's nodes through lxml's public C API instead of making a Python
 proxy object for every element (two thirds of the Python walk's time).
 
 Every string it makes is made as lxml makes it (``namespacedName``, ``textOf``, ``tailOf``,
@@ -11,6 +14,7 @@ entity references is left to the Python walk (``walk`` answers -1 before reading
 """
 
 from cpython.ref cimport PyObject
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ
 from libc.string cimport strcmp
 
 from lxml.includes cimport tree
@@ -20,10 +24,13 @@ cimport lxml.includes.etreepublic as cetree
 cetree.import_lxml__etree()
 
 cdef extern from *:
-    const char* CWALK_SOURCE_DIGEST  # set by hatch_build.py
+    const char* SPEEDUPS_SOURCE_DIGEST  # set by hatch_build.py
+
+cdef extern from "Python.h":
+    bint PyUnicode_IS_ASCII(object text)
 
 #: the digest of the .pyx this module was compiled from (hatch_build.source_digest)
-SOURCE_DIGEST = CWALK_SOURCE_DIGEST.decode("ascii")
+SOURCE_DIGEST = SPEEDUPS_SOURCE_DIGEST.decode("ascii")
 
 cdef enum:
     _CACHE = 1024  # names by pointer (libxml2 interns them per document): a power of two
@@ -349,3 +356,25 @@ def walk(_Element root, bint keep_wrappers, page, tuple env, list numbered):
                 break
             c_node = c_node.parent
             w.close(c_node)
+
+
+def utf8_sizes(list pieces):
+    """The UTF-8 size of every string in ``pieces`` (units._utf8_sizes: ``len(p.encode())``),
+    counted from the code points instead of encoding each one."""
+    cdef list sizes = []
+    cdef str piece
+    cdef Py_ssize_t length, i, size
+    cdef int kind
+    cdef void* data
+    cdef Py_UCS4 c
+    for piece in pieces:
+        length = PyUnicode_GET_LENGTH(piece)
+        if not PyUnicode_IS_ASCII(piece):
+            kind, data, size = PyUnicode_KIND(piece), PyUnicode_DATA(piece), length
+            for i in range(length):
+                c = PyUnicode_READ(kind, data, i)
+                if c >= 0x80:
+                    size += 1 if c < 0x800 else (2 if c < 0x10000 else 3)
+            length = size
+        sizes.append(length)
+    return sizes
