@@ -16,7 +16,9 @@ from lxml import etree
 
 from webagent.html import clean
 from webagent.html.compiled import speedups
+from webagent.html.fragment import SegmentSettings
 from webagent.html.parse import parse_html
+from webagent.html.segment import segment_page
 
 pytestmark = pytest.mark.skipif(
     speedups is None, reason="not compiled here (`python hatch_build.py` compiles it)"
@@ -113,3 +115,43 @@ def test_utf8_sizes_are_the_encoded_lengths(shared_dir: Path) -> None:
     path = sorted((shared_dir / "pages").glob("*.html"))[0]
     pieces += clean.clean_page(path.read_bytes()).pieces
     assert speedups.utf8_sizes(pieces) == [len(p.encode()) for p in pieces]
+
+
+def python_text(page: clean.CleanPage, start: int, stop: int) -> str:
+    """CleanPage.text's Python twin, as it reads without the compiled module."""
+    joined = "".join([" " if p and p[0] == "<" else p for p in page.pieces[start:stop]])
+    return " ".join(joined.split()).replace("&lt;", "<")
+
+
+def test_visible_text_on_the_shared_pages(shared_dir: Path) -> None:
+    """The whole page, every subtree, and windows that start and stop anywhere."""
+    for path in sorted((shared_dir / "pages").glob("*.html")):
+        page = clean.clean_page(path.read_bytes())
+        size = len(page.pieces)
+        spans = [(0, size), *zip(page.p_open, page.p_end, strict=True)]
+        spans += [(n, min(size, n + 37)) for n in range(0, size, 13)]
+        for start, stop in spans:
+            assert speedups.visible_text(page.pieces, start, stop) == python_text(page, start, stop)
+        fragments = segment_page(page, SegmentSettings()).fragments
+        assert " ".join(f.text for f in fragments if f.text) == python_text(page, 0, size)
+
+
+SPACES = ["", " ", "\t\n", "\xa0", "\u2003", "\x1c", "\u3000", "\x85"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["<a id=n1>", "</a>", "<br id=n2>", "&lt;", "&l", "t;", *SPACES]),
+            st.text(alphabet=st.sampled_from(["a", "é", "日", "😀", "<", "&", "\t", *SPACES[3:]])),
+        ),
+        max_size=12,
+    ),
+    st.data(),
+)
+def test_visible_text_on_random_pieces(pieces: list[str], data: st.DataObject) -> None:
+    page = clean.CleanPage(pieces=pieces)
+    start = data.draw(st.integers(0, len(pieces)))
+    stop = data.draw(st.integers(start, len(pieces)))
+    assert speedups.visible_text(pieces, start, stop) == python_text(page, start, stop)

@@ -83,7 +83,9 @@ class CleanPage:
     def text(self, start: int, stop: int) -> str:
         """Visible text of pieces ``[start, stop)``: every tag read as a space, whitespace
         collapsed, ``&lt;`` (the one escape in text) undone. Text pieces never start with
-        ``<``, tags always do."""
+        ``<``, tags always do (compiled: ``speedups.visible_text``, the same in one pass)."""
+        if speedups is not None:
+            return speedups.visible_text(self.pieces, start, stop)  # type: ignore[no-any-return]
         joined = "".join([" " if p and p[0] == "<" else p for p in self.pieces[start:stop]])
         return " ".join(joined.split()).replace("&lt;", "<")
 

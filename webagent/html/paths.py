@@ -26,8 +26,12 @@ class PathNamer:
         left out when the fragment shows its tag (it is kept and held whole)."""
         page = self.page
         pieces = page.pieces
-        first = next((i for i in range(start, stop) if pieces[i]), start)
-        last = next((i for i in range(stop - 1, start - 1, -1) if pieces[i]), stop - 1)
+        # the first and last pieces that are not unwrapped placeholders (most often the ends)
+        first, last = start, stop - 1
+        if start < stop and not pieces[first]:
+            first = next((i for i in range(start, stop) if pieces[i]), start)
+        if start < stop and not pieces[last]:
+            last = next((i for i in range(stop - 1, start - 1, -1) if pieces[i]), stop - 1)
         node = common_ancestor(page, page.owner[first], page.owner[last])
         if page.kept[node] and page.p_open[node] >= start and page.p_end[node] <= stop:
             node = page.parent[node]  # the fragment shows this element's own tag

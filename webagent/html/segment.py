@@ -145,11 +145,10 @@ def _fragment(
     *,
     kept: _KeptIds,
 ) -> Fragment:
-    """The group's fragment, not yet counted (``tokens`` 0: set by ``segment_page``); every
-    field is made here, so it is not validated again (``model_construct``)."""
+    """The group's fragment, not yet counted (``tokens`` 0: set by ``segment_page``)."""
     inside = page.kept_between(group.start, group.stop)
     element_ids = kept.ids[inside]
-    return Fragment.model_construct(
+    return Fragment(
         index=index,
         path=namer.path(group.start, group.stop),
         html=page.render(group.start, group.stop),
@@ -157,7 +156,6 @@ def _fragment(
         element_ids=element_ids,
         interactive_ids=list(compress(element_ids, kept.interactive[inside])),
         tokens=0,
-        oversized=False,
     )
 
 
