@@ -11,11 +11,15 @@ from hypothesis import strategies as st
 
 from webagent.tokens import (
     Counting,
+    TokenCounter,
     alongside,
+    count_many,
     count_one,
     estimate_tokens,
+    first_request,
     fitting_search,
     last_fitting,
+    round_trips,
     truncate_to_tokens,
 )
 
@@ -142,3 +146,38 @@ def test_alongside_asks_for_more_and_changes_no_result(texts: list[str], seed: i
     asked.clear()
     assert count_one(counter, alongside(procedure(), lambda t: f"[{t}]")) == plain
     assert {f"[{t}]" for t in texts} <= set(asked)
+
+
+def test_first_request_is_what_work_would_send_first_and_sends_nothing() -> None:
+    from webagent.model.counting import TokenCounts
+    from webagent.model.scripted import ScriptedBackend
+
+    class Remote(ScriptedBackend):
+        counts_remotely = True
+
+        def __init__(self) -> None:
+            super().__init__([])
+            self.requests: list[list[str]] = []
+
+        def count_tokens(self, text: str) -> int:
+            self.requests.append([text])
+            return len(text)
+
+        def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+            self.requests.append(list(texts))
+            return [len(t) for t in texts]
+
+    def work(count: TokenCounter) -> None:
+        assert round_trips(count)  # it runs as against the remote counter
+        if count("a") == 1:
+            count_many(count, ["a", "bb", "a", "ccc"], ahead=["not asked"])
+            count("never reached")
+
+    backend = Remote()
+    counts = TokenCounts(backend)
+    counts("a")
+    assert first_request(counts, work) == ["bb", "ccc"]
+    assert backend.requests == [["a"]]  # the dry run sent nothing
+    counts.many(["bb", "ccc"])
+    assert first_request(counts, work) == ["never reached"]
+    assert first_request(len, work) == []  # a counter that does not tell what it knows

@@ -12,13 +12,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from webagent.answers import find_json
 from webagent.contracts import LookupRound
 from webagent.html.fragment import Fragment
 from webagent.levels import Section, fit_section_lines, flat_fits
-from webagent.memory import FittedMemory, fit_memory, full_block, gist_line, render_memory
+from webagent.memory import (
+    FittedMemory,
+    first_cut_counts,
+    fit_memory,
+    full_block,
+    gist_line,
+    render_memory,
+)
 from webagent.model.base import Request
 from webagent.model.calls import CallLog
 from webagent.model.server_extras import AHEAD_CHARS
@@ -134,6 +142,7 @@ class LookupQuery:
     n_fragments: int = 0
     floor: int = 0
     after: Callable[[str], Sequence[str]] | None = None
+    act_budget: int = 0
 
     @property
     def page_size(self) -> int:
@@ -182,6 +191,7 @@ def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]
     rounds: list[LookupRound] = []
     # any fragment shown may be opened: counted at once here, not in a request a round
     prefetch(query.count_tokens, [full_block(f) for f in fragments])
+    settled: set[tuple[int, str, int]] = set()  # cuts counted ahead in full (first_cut_counts)
     while len(opened) < max_pages:
         memory = fit_memory(fragments, gists, opened, query.budget_tokens, query.count_tokens)
         request = Request(
@@ -207,7 +217,13 @@ def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]
         wanted = [*opened, *round_.accepted]
         _ask_next_round(query, wanted)
         fitted = fit_memory(
-            fragments, gists, wanted, query.budget_tokens, query.count_tokens, prompt=query.after
+            fragments,
+            gists,
+            wanted,
+            query.budget_tokens,
+            query.count_tokens,
+            prompt=query.after,
+            then=partial(_next_fits_first, query, wanted, settled),
         )
         refused = fitted.edits.reopen_refused
         if refused:
@@ -248,6 +264,30 @@ def _ask_next_round(query: LookupQuery, opened: list[int]) -> None:
             break
         texts.append(text)
     prefetch(query.count_tokens, texts)
+
+
+def _next_fits_first(
+    query: LookupQuery, opened: list[int], settled: set[tuple[int, str, int]]
+) -> list[str]:
+    """What the fits after this round first count where they shorten gists (the cut probes,
+    known only once counted): the next round's memory with each part it may open, and the
+    act memory (``act_budget``) if the look-up ends here (``first_cut_counts``, on the
+    counts known once this round's cuts are). Within ``AHEAD_CHARS`` they go with this
+    round's request, so that a round that cuts gists sends one request, not two."""
+    fits: list[tuple[Sequence[int], int]] = []
+    if query.act_budget > 0:
+        fits.append((opened, query.act_budget))
+    if len(opened) < query.max_pages:
+        shown = set(opened)
+        budget = query.budget_tokens
+        fits += [([*opened, f.index], budget) for f in query.fragments if f.index not in shown]
+    texts = first_cut_counts(query.fragments, query.gists, fits, query.count_tokens, settled)
+    room = AHEAD_CHARS
+    for n, text in enumerate(texts):
+        room -= len(text)
+        if room < 0:
+            return texts[:n]
+    return texts
 
 
 def _gists_keep_floor(query: LookupQuery, fitted: FittedMemory) -> bool:

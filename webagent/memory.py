@@ -8,9 +8,11 @@ change recorded) and lists the element ids the model was shown.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from webagent.contracts import MemoryEdits
 from webagent.gist.extractive import (
@@ -26,6 +28,7 @@ from webagent.tokens import (
     TokenCounter,
     count_many,
     estimate_tokens,
+    first_request,
     may_fit,
     prefetch,
     round_trips,
@@ -85,6 +88,7 @@ def fit_memory(
     count_tokens: TokenCounter,
     *,
     prompt: Callable[[str], Sequence[str]] | None = None,
+    then: Callable[[], Sequence[str]] | None = None,
 ) -> FittedMemory:
     """The memory within ``budget_tokens`` under ``count_tokens``, every change recorded.
 
@@ -97,6 +101,8 @@ def fit_memory(
     remote counter ``prompt`` (the texts of the prompt around a memory) is counted with it.
     ``fragments`` may be some of a page's (a levelled memory's open sections): ``gists`` and
     ``wanted`` are indexed by ``Fragment.index``, and only ``fragments`` are shown.
+    ``then``: what the caller will count next (asked once the layout is made, when the counts
+    its shortening sent for are known), counted with the whole text's count.
     """
     if round_trips(count_tokens):
         prefetch(count_tokens, _ask_ahead(fragments, gists, wanted, budget_tokens, prompt))
@@ -105,6 +111,8 @@ def fit_memory(
         fitted = _fit(fragments, gists, wanted, budget, count_tokens)
         if prompt is not None and round_trips(count_tokens):
             prefetch(count_tokens, prompt(fitted.text))
+        if then is not None and attempt == 0 and round_trips(count_tokens):
+            prefetch(count_tokens, then())
         excess = count_tokens(fitted.text) - budget_tokens
         if excess <= 0 or budget <= 0:
             return fitted if excess <= 0 else _fit(fragments, gists, wanted, 0, count_tokens)
@@ -130,6 +138,88 @@ def draft_memory(
     if round_trips(count_tokens):
         prefetch(count_tokens, _ask_ahead(fragments, gists, wanted, budget_tokens, None))
     return _fit(fragments, gists, wanted, budget_tokens, count_tokens)
+
+
+def first_cut_counts(
+    fragments: Sequence[Fragment],
+    gists: Sequence[str] | None,
+    fits: Sequence[tuple[Sequence[int], int]],
+    count_tokens: TokenCounter,
+    settled: set[tuple[int, str, int]] | None = None,
+) -> list[str]:
+    """What the first request of each fit ``(wanted, budget_tokens)`` of these fragments would
+    ask a remote counter (``tokens.first_request``): where it shortens gists, the first probes
+    of every cut, each gist's cut to each line budget found once for all the fits (fits that
+    open one part more or less share most of their cuts); else what it first counts, up to
+    the whole text's count (not included: that text is known only once the cuts are).
+    ``settled``: the cuts ``(index, gist, line_tokens)`` found to ask for nothing unknown (by
+    an earlier call: skipped), to which this call adds its own."""
+    texts: dict[str, None] = {}
+    cuts: dict[tuple[int, str, int], None] = {}
+    uncut = _uncut_costs(fragments, gists, count_tokens)
+
+    def stop(wanted: Sequence[tuple[int, str, int]], count: TokenCounter) -> dict[int, Any]:
+        cuts.update(dict.fromkeys(wanted))
+        raise _Cut
+
+    for wanted, budget in fits:
+        if uncut is not None and uncut(wanted) <= budget:
+            continue  # shown uncut: it counts nothing before the whole text
+
+        def lay_out(
+            dry: TokenCounter, wanted: Sequence[int] = wanted, budget: int = budget
+        ) -> None:
+            with contextlib.suppress(_Cut):
+                _fit(fragments, gists, wanted, budget, dry, shorten=stop)
+
+        texts.update(dict.fromkeys(first_request(count_tokens, lay_out)))
+    settled = set() if settled is None else settled
+    for cut in cuts:
+        if cut in settled:
+            continue
+
+        def shorten(dry: TokenCounter, cut: tuple[int, str, int] = cut) -> None:
+            _shorten([cut], dry)
+
+        first = first_request(count_tokens, shorten)
+        if not first:
+            settled.add(cut)
+        texts.update(dict.fromkeys(first))
+    return list(texts)
+
+
+def _uncut_costs(
+    fragments: Sequence[Fragment], gists: Sequence[str] | None, count_tokens: TokenCounter
+) -> Callable[[Sequence[int]], int] | None:
+    """The tokens the memory opening ``wanted`` takes uncut, as ``_fit`` adds them up (every
+    block and gist line with its newline), from the counts ``count_tokens`` remembers; None
+    where one of them is not known."""
+    known = getattr(count_tokens, "known", None)
+    if known is None or gists is None:
+        return None
+    line: dict[int, int] = {}
+    for f in fragments:
+        n = known(gist_line(f.index, gists[f.index]))
+        if n is None:
+            return None
+        line[f.index] = n + 1
+    lines = sum(line.values())
+    by_index = {f.index: f for f in fragments}
+
+    def cost(wanted: Sequence[int]) -> int:
+        total = lines
+        for i in dict.fromkeys(wanted):
+            n = known(full_block(by_index[i]))
+            if n is None:
+                return 1 << 62  # not known: laid out in a dry run
+            total += n + 1 - line[i]
+        return total
+
+    return cost
+
+
+class _Cut(Exception):
+    """A dry run of a fit has come to its cuts (``first_cut_counts``)."""
 
 
 def _ask_ahead(
@@ -163,6 +253,8 @@ def _fit(
     wanted: Sequence[int],
     budget: int,
     count: TokenCounter,
+    *,
+    shorten: Shorten | None = None,
 ) -> FittedMemory:
     edits = MemoryEdits()
     blocks: dict[int, str] = {}
@@ -184,7 +276,7 @@ def _fit(
         return FittedMemory(text, list(blocks), None, edits)
     closed = [f.index for f in fragments if f.index not in blocks]
     shown, left_out = _share_gists(
-        closed, list(blocks), gists, budget - used, count=count, edits=edits
+        closed, list(blocks), gists, budget - used, count=count, edits=edits, shorten=shorten
     )
     lines: list[str] = []
     for f in fragments:
@@ -198,6 +290,10 @@ def _fit(
         "\n".join(lines), list(blocks), [shown.get(i, "") for i in range(len(gists))], edits
     )
 
+
+#: how gists are cut to their line budgets: ``(index, gist, line_tokens)`` each, to the cut
+#: and its line's cost by index (``_shorten``)
+Shorten = Callable[[Sequence[tuple[int, str, int]], TokenCounter], dict[int, tuple[str, int]]]
 
 _LEFT_OUT = "[Parts "
 
@@ -217,6 +313,7 @@ def _share_gists(
     *,
     count: TokenCounter,
     edits: MemoryEdits,
+    shorten: Shorten | None = None,
 ) -> tuple[dict[int, str], set[int]]:
     """Gists of the ``closed`` fragments within ``room`` tokens: shortened, then displaced.
 
@@ -257,7 +354,9 @@ def _share_gists(
     shown: dict[int, str] = {}
     for _ in range(16):
         target = {i: max(base[i], min(upper[i], cap)) for i in keep}
-        cuts = _shorten([(i, gists[i], target[i]) for i in keep if cost[i] > target[i]], count)
+        cuts = (shorten or _shorten)(
+            [(i, gists[i], target[i]) for i in keep if cost[i] > target[i]], count
+        )
         shown = {i: cuts[i][0] if i in cuts else gists[i] for i in keep}
         total = sum(cuts[i][1] if i in cuts else cost[i] for i in keep)
         if total <= room or cap <= 1:

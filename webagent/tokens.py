@@ -87,6 +87,53 @@ def prefetch(count_tokens: TokenCounter, texts: Sequence[str]) -> None:
         count_many(count_tokens, texts)
 
 
+class _Unknown(Exception):
+    """A count a dry run (:func:`first_request`) does not know."""
+
+
+class _KnownOnly:
+    """A counter that answers the counts ``known`` gives and stops at the first it cannot,
+    keeping the texts that call asked for and did not know (``missing``); it makes round
+    trips, as the counter it stands for does, so the work it runs counts as against that."""
+
+    round_trips = True
+
+    def __init__(self, known: Callable[[str], int | None]) -> None:
+        self._known = known
+        self.missing: list[str] = []
+
+    def __call__(self, text: str) -> int:
+        return self.many([text])[0]
+
+    def many(self, texts: Sequence[str]) -> list[int]:
+        counts = [self._known(t) for t in texts]
+        missing = [t for t, n in zip(texts, counts, strict=True) if n is None]
+        if missing:
+            self.missing = list(dict.fromkeys(missing))
+            raise _Unknown
+        return counts  # type: ignore[return-value]  # none is None
+
+    def ahead(self, texts: Sequence[str]) -> None:
+        """What the work would count ahead goes with the real counter's requests anyway."""
+
+
+def first_request(count_tokens: TokenCounter, work: Callable[[TokenCounter], object]) -> list[str]:
+    """The texts ``work(counter)`` would send in its first request to ``count_tokens`` (a
+    remote counter that remembers: ``count_tokens.known``), found by running it on the counts
+    already known and stopping at the first it is not: counted ahead (:func:`prefetch`), they
+    spare ``work`` that request when it runs. Empty where it would send none, or where the
+    counter does not tell what it knows."""
+    known = getattr(count_tokens, "known", None)
+    if known is None or not round_trips(count_tokens):
+        return []
+    dry = _KnownOnly(known)
+    try:
+        work(dry)
+    except _Unknown:
+        return dry.missing
+    return []
+
+
 def run_counting(count_tokens: TokenCounter, procedures: Sequence[Counting[T]]) -> list[T]:
     """The results of ``procedures``, run side by side: each round, the texts all of them
     ask for are counted in one call (``count_many``), each distinct text once."""

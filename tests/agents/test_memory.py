@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from webagent.agents.context import format_previous
 from webagent.gist.extractive import MIN_LABEL_CHARS, shorten_labels
 from webagent.html.fragment import Fragment
-from webagent.memory import draft_memory, fit_memory, gist_line, render_memory, shown_ids
+from webagent.memory import (
+    draft_memory,
+    first_cut_counts,
+    fit_memory,
+    full_block,
+    gist_line,
+    render_memory,
+    shown_ids,
+)
 from webagent.tokens import estimate_tokens, truncate_to_tokens
 
 
@@ -171,3 +181,64 @@ def test_truncate_to_tokens_keeps_the_longest_prefix() -> None:
     assert truncate_to_tokens("abcdef", 4, chars) == "abcd"
     assert truncate_to_tokens("abc", 10, chars) == "abc"
     assert truncate_to_tokens("abc", 0, chars) == ""
+
+
+def test_cuts_counted_ahead_spare_the_next_fit_its_first_request() -> None:
+    """What ReadAgent-S's rounds do: with one round's memory, the cut probes of the fits that
+    open one part more (``first_cut_counts``) are counted, and the next round's fit, which
+    cuts the gists further, then sends one request (the whole text's count), not two; every
+    memory as without them."""
+    from webagent.model.counting import TokenCounts
+    from webagent.model.scripted import ScriptedBackend
+
+    class Remote(ScriptedBackend):
+        counts_remotely = True
+
+        def __init__(self) -> None:
+            super().__init__([])
+            self.sent: list[list[str]] = []  # the texts of each request
+
+        def count_tokens(self, text: str) -> int:
+            return self.count_tokens_many([text])[0]
+
+        def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+            self.sent.append(list(texts))
+            return [len(t) // 3 + 1 for t in texts]
+
+    links = "; ".join(f'link "A rather long label {j} in part {{i}}" id={{i}}{j}' for j in range(5))
+    gists = [links.format(i=i) for i in range(8)]
+    # parts of different sizes: each part opened leaves the gists a different room
+    fragments = [
+        fragment(
+            i, f"<div id=p{i}>" + "".join(f"<a id={i}{j}>{'w' * 20 * i}</a>" for j in range(6))
+        )
+        for i in range(8)
+    ]
+    budget = 400
+
+    plain = Remote()
+    counts = TokenCounts(plain)
+    counts.many([full_block(f) for f in fragments])  # any part may be opened (as a look-up)
+    first = fit_memory(fragments, gists, [0], budget, counts)
+    before = len(plain.sent)
+    second = fit_memory(fragments, gists, [0, 3], budget, counts)
+    assert second.edits.gists_shortened and len(plain.sent) - before == 2  # probes, then text
+
+    ahead = Remote()
+    counts = TokenCounts(ahead)
+    counts.many([full_block(f) for f in fragments])
+    fits = [([0, j], budget) for j in range(1, 8)]
+    texts: list[str] = []
+
+    def then() -> list[str]:
+        texts.extend(first_cut_counts(fragments, gists, fits, counts))
+        return texts
+
+    assert fit_memory(fragments, gists, [0], budget, counts, then=then).text == first.text
+    # what the next fit asked first without them, they hold (its cut probes)
+    assert set(plain.sent[-2]) <= set(texts)
+    before = len(ahead.sent)
+    assert fit_memory(fragments, gists, [0, 3], budget, counts).text == second.text
+    assert len(ahead.sent) - before == 1
+    # with a counter that does not tell what it knows, nothing is asked ahead
+    assert first_cut_counts(fragments, gists, fits, chars) == []

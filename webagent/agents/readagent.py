@@ -255,6 +255,7 @@ class ReadAgentP(GistOnlyAgent):
             n_fragments=len(ctx.page.fragments),
             floor=self.settings.gist_floor_words,
             after=ctx.act_texts,
+            act_budget=ctx.budget,
         )
 
     def _levels(self, ctx: StepContext, raw: Sequence[str], budget: int) -> LevelledPage:

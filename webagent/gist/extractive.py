@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from lxml import etree, html
 
@@ -325,6 +326,7 @@ def label_chars(gist: str) -> int:
     return max(len(_label_parts(item)[1]) for item in items)
 
 
+@lru_cache(maxsize=1 << 15)
 def shorten_labels(gist: str, chars: int) -> str:
     """A gist that names controls with every label, run heading and prose item cut to
     ``chars`` characters (ids and kinds kept); any other gist as it is."""
@@ -362,6 +364,7 @@ def _cut_at_items(gist: str, head: str) -> str:
     return ""
 
 
+@lru_cache(maxsize=1 << 12)
 def lead_and_controls(gist: str) -> str:
     """The items of a gist up to its last form control, button or select with words (an
     extractive gist names them before its links), or ``""`` if it names none."""

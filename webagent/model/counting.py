@@ -53,6 +53,11 @@ class TokenCounts:
         self._remember({text: count}, calls=1)
         return count
 
+    def known(self, text: str) -> int | None:
+        """The count of ``text`` where it is remembered, else None (no request is made)."""
+        with self._lock:
+            return self._memo.get(text)
+
     def ahead(self, texts: Sequence[str]) -> None:
         """Count ``texts`` with the next backend call, whatever asks for it: counts likely to
         be asked for soon then cost no request of their own."""
