@@ -9,13 +9,19 @@ calls), so a step's time is the agent's own. Per step it records the tokenize re
 the process's CPU time outside model calls, beside the same steps counted with the byte
 estimate (no server).
 
+``--baseline REV`` runs the same steps, agent by agent right after ours, with the package
+tree of ``REV`` (``git archive``, in a subprocess that imports it): CPU on a shared machine
+drifts from day to day, so the CPU target is read beside the baseline's CPU in the same run.
+
     PYTHONPATH=. python bench/overhead.py [--limit N] [--agents a,b] [--out bench/results]
+        [--baseline REV]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -219,7 +225,11 @@ def p95(values: list[float]) -> float:
     return s[min(len(s) - 1, int(0.95 * len(s)))] if s else float("nan")
 
 
-def tables(results: dict[str, dict[str, list[dict[str, Any]]]]) -> tuple[str, dict[str, Any]]:
+def tables(
+    results: dict[str, dict[str, list[dict[str, Any]]]], baseline: str | None = None
+) -> tuple[str, dict[str, Any]]:
+    """The table and the figures by agent; with ``baseline`` (its revision), each agent's
+    ``runs["baseline"]`` (the same steps under that code) is read beside ours."""
     rows, summary = [], {}
     for agent, runs in results.items():
         server, estimate = runs["server"], runs["estimate"]
@@ -237,33 +247,50 @@ def tables(results: dict[str, dict[str, list[dict[str, Any]]]]) -> tuple[str, di
             "steps": len(server),
             "errors": sorted({str(r["error"]) for r in server if r["error"]}),
         }
-        summary[agent] = figures
-        rows.append(
-            [
-                agent,
-                figures["tokenize_requests_median"],
-                figures["tokenize_requests_p95"],
-                figures["tokenize_requests_max"],
-                figures["cpu_s_median"],
-                figures["cpu_s_p95"],
-                figures["cpu_s_median_estimate"],
-                figures["cpu_s_p95_estimate"],
+        row: list[Any] = [
+            agent,
+            figures["tokenize_requests_median"],
+            figures["tokenize_requests_p95"],
+            figures["tokenize_requests_max"],
+            figures["cpu_s_median"],
+            figures["cpu_s_p95"],
+            figures["cpu_s_median_estimate"],
+            figures["cpu_s_p95_estimate"],
+        ]
+        if baseline is not None:
+            base = runs["baseline"]
+            base_requests = [float(r["tokenize_requests"]) for r in base]
+            figures["baseline_tokenize_requests_median"] = median(base_requests)
+            figures["baseline_tokenize_requests_p95"] = p95(base_requests)
+            figures["baseline_cpu_s_median"] = median([r["cpu_s"] for r in base])
+            figures["cpu_median_vs_baseline"] = (
+                figures["cpu_s_median"] / figures["baseline_cpu_s_median"]
+            )
+            row += [
+                f"{median(base_requests):g} / {p95(base_requests):g}",
+                figures["baseline_cpu_s_median"],
+                f"{figures['cpu_median_vs_baseline']:.2f}",
             ]
-        )
+        summary[agent] = figures
+        rows.append(row)
     n_steps = len(next(iter(results.values()))["server"]) if results else 0
-    table = markdown_table(
-        [
-            f"agent code, answered by {POLICY_NAME}",
-            "tokenize requests/step median",
-            "p95",
-            "max",
-            "CPU s/step (SmolLM2 server counter) median",
-            "p95",
-            "CPU s/step (estimate) median",
-            "p95",
-        ],
-        rows,
-    )
+    header = [
+        f"agent code, answered by {POLICY_NAME}",
+        "tokenize requests/step median",
+        "p95",
+        "max",
+        "CPU s/step (SmolLM2 server counter) median",
+        "p95",
+        "CPU s/step (estimate) median",
+        "p95",
+    ]
+    if baseline is not None:
+        header += [
+            f"baseline {baseline}: requests median / p95",
+            "baseline CPU s/step median",
+            "CPU median ÷ baseline",
+        ]
+    table = markdown_table(header, rows)
     over_requests = [
         f"{agent} (p95 {f['tokenize_requests_p95']:g})"
         for agent, f in summary.items()
@@ -282,7 +309,14 @@ def tables(results: dict[str, dict[str, list[dict[str, Any]]]]) -> tuple[str, di
         f"included); the estimate columns count with the byte estimate and no server. "
         f"Targets: at most {TARGET_REQUESTS} tokenize requests per step (median and p95): "
         f"{_verdict(over_requests)}; CPU at most {TARGET_CPU_S} s per step "
-        f"(median, server counter): {_verdict(over_cpu)}.\n\n"
+        f"(median, server counter): {_verdict(over_cpu)}"
+        + (
+            f" (the baseline {baseline}, run agent by agent beside ours on the same steps, "
+            "shows what this machine gave the same steps that day)"
+            if baseline is not None
+            else ""
+        )
+        + ".\n\n"
         f"Scripted answering policy *{POLICY_NAME}* (no model answers):\n"
         + "\n".join(f"- {k}: {v}" for k, v in POLICY.items())
     )
@@ -293,6 +327,18 @@ def _verdict(missed: list[str]) -> str:
     return f"NOT met by {', '.join(missed)}" if missed else "met by every agent"
 
 
+def _baseline_rows(code: Path, agent: str, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The steps' rows (server counter) of ``agent`` under the package tree ``code``: this
+    script in a subprocess that imports webagent from there (its own server)."""
+    with tempfile.TemporaryDirectory(prefix="overhead-rows-") as tmp:
+        out = Path(tmp) / "rows.json"
+        command = [sys.executable, __file__, "--agents", agent, "--every", str(args.every)]
+        command += ["--rows-out", str(out), *(["--limit", str(args.limit)] if args.limit else [])]
+        subprocess.run(command, env={**os.environ, "PYTHONPATH": str(code)}, check=True)
+        rows: list[dict[str, Any]] = json.loads(out.read_text())[agent]
+        return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="first N intent tasks")
@@ -300,11 +346,22 @@ def main() -> None:
     parser.add_argument("--agents", default=",".join(AGENTS))
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     parser.add_argument("--no-summary", action="store_true", help="do not write the summary")
+    parser.add_argument(
+        "--baseline", help="git revision run beside ours, agent by agent (its package tree)"
+    )
+    parser.add_argument("--rows-out", type=Path, help=argparse.SUPPRESS)  # a baseline's run
     args = parser.parse_args()
     started = time.perf_counter()
     steps = intent_steps(args.limit, args.every)
     agents = args.agents.split(",")
     results: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    label = None
+    if args.baseline:
+        from page_states import _git, unpack
+
+        label = _git("rev-parse", "--short", args.baseline)
+        scratch = tempfile.TemporaryDirectory(prefix="overhead-baseline-")
+        base_code = unpack(args.baseline, Path(scratch.name) / "code")
     with llama_server() as base_url, counted_requests() as urls:
         settings = ModelSettings(
             backend="openai", base_url=base_url, model="smollm2", context_window=BUDGET
@@ -312,11 +369,18 @@ def main() -> None:
         for agent in agents:
             server = build_backend(settings)
             results[agent] = {"server": run_agent(agent, steps, server, urls)}
-            results[agent]["estimate"] = run_agent(agent, steps, None, urls)
             server.close()
-            figures = tables({agent: results[agent]})[1][agent]
+            if args.rows_out:
+                continue  # a baseline's run: the server counter's rows are all it gives
+            results[agent]["estimate"] = run_agent(agent, steps, None, urls)
+            if label is not None:
+                results[agent]["baseline"] = _baseline_rows(base_code, agent, args)
+            figures = tables({agent: results[agent]}, label)[1][agent]
             print(agent, json.dumps(figures), flush=True)
-    text, summary = tables(results)
+    if args.rows_out:
+        args.rows_out.write_text(json.dumps({a: r["server"] for a, r in results.items()}))
+        return
+    text, summary = tables(results, label)
     settings_out = {
         "budget": BUDGET,
         "agents": agents,
@@ -324,6 +388,7 @@ def main() -> None:
         "policy": POLICY,
         "limit": args.limit,
         "every": args.every,
+        "baseline": label,
     }
     data = {"pages_sha12": sha12(SHARED / "pages"), "steps": str(len(steps))}
     if args.no_summary:
