@@ -243,12 +243,24 @@ def _overhead(d: dict[str, Any]) -> str:
     cpu = max(f["cpu_s_median"] for f in s.values())
     policy = d["provenance"]["settings"]["policy_name"]
     median = max(f["tokenize_requests_median"] for f in s.values())
+    baseline = d["provenance"]["settings"].get("baseline")
+    beside = ""
+    if baseline:
+        worst_cpu = max(s.items(), key=lambda item: item[1]["cpu_s_median"])
+        ratios = [f["cpu_median_vs_baseline"] for f in s.values()]
+        beside = (
+            f" (baseline {baseline} on the same steps in the same run: at most "
+            f"{max(f['baseline_tokenize_requests_p95'] for f in s.values()):g} requests at the "
+            f"95th percentile; CPU median, ours ÷ its, {min(ratios):.2f} to {max(ratios):.2f}; "
+            f"{worst_cpu[0]}'s, our slowest, was "
+            f"{worst_cpu[1]['baseline_cpu_s_median']:.3f} s there)"
+        )
     return (
         f"**The agent's own cost** (`overhead`, real `llama_cpp.server` tokenizer, answers by "
         f"the scripted policy *{policy}*): at most {median:g} "
         f"tokenize requests on the median step and {worst['tokenize_requests_p95']:g} at the "
         f"95th percentile for every agent; at most {cpu:.3f} s of CPU outside model calls on "
-        "the median step."
+        f"the median step{beside}."
     )
 
 
