@@ -106,23 +106,28 @@ cdef inline bint _blank(tree.xmlNode* c_node) noexcept nogil:
     return True
 
 
+cdef inline tree.xmlNode* _next_inside(
+    tree.xmlNode* c_node, tree.xmlNode* c_top
+) noexcept nogil:
+    """The element after ``c_node`` in document order that is still inside ``c_top``, or
+    NULL (``c_node`` is inside ``c_top``)."""
+    cdef tree.xmlNode* c_next = _first_child(c_node)
+    while c_next is NULL:
+        c_next = _element_at(c_node.next)
+        if c_next is NULL:
+            c_node = c_node.parent
+            if c_node is c_top:
+                return NULL
+    return c_next
+
+
 cdef Py_ssize_t _descendants(tree.xmlNode* c_top) noexcept nogil:
     """How many elements lie inside ``c_top`` (XPath's ``count(descendant::*)``)."""
     cdef Py_ssize_t count = 0
     cdef tree.xmlNode* c_node = _first_child(c_top)
-    cdef tree.xmlNode* c_next
     while c_node is not NULL:
         count += 1
-        c_next = _first_child(c_node)
-        if c_next is NULL:
-            while True:
-                c_next = _element_at(c_node.next)
-                if c_next is not NULL:
-                    break
-                c_node = c_node.parent
-                if c_node is c_top:
-                    return count
-        c_node = c_next
+        c_node = _next_inside(c_node, c_top)
     return count
 
 
@@ -158,7 +163,6 @@ cdef bint _may_show(tree.xmlNode* c_top) except -1:
     """A descendant whose inline style names visibility, ASCII case-insensitively (the
     XPath ``_may_show`` of clean.py)."""
     cdef tree.xmlNode* c_node = _first_child(c_top)
-    cdef tree.xmlNode* c_next
     cdef tree.xmlAttr* c_attr
     while c_node is not NULL:
         c_attr = c_node.properties
@@ -171,16 +175,7 @@ cdef bint _may_show(tree.xmlNode* c_top) except -1:
             ):
                 return True
             c_attr = c_attr.next
-        c_next = _first_child(c_node)
-        if c_next is NULL:
-            while True:
-                c_next = _element_at(c_node.next)
-                if c_next is not NULL:
-                    break
-                c_node = c_node.parent
-                if c_node is c_top:
-                    return False
-        c_node = c_next
+        c_node = _next_inside(c_node, c_top)
     return False
 
 
