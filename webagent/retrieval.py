@@ -31,7 +31,7 @@ from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from html.parser import HTMLParser
 from itertools import pairwise
 from pathlib import Path
@@ -298,8 +298,12 @@ STOPWORDS = frozenset(
     ]
 )
 _SUFFIXES = ("ing", "ed", "es", "s")
+#: distinct words whose stems are remembered (a page's vocabulary repeats across its elements
+#: and from step to step)
+STEM_CACHE_SIZE = 1 << 16
 
 
+@lru_cache(maxsize=STEM_CACHE_SIZE)
 def _stem(word: str) -> str:
     """A light suffix strip (returns → return, sorted → sort), so word forms match."""
     for suffix in _SUFFIXES:

@@ -20,6 +20,7 @@ from webagent.agents.mindact import (
 from webagent.agents.registry import AgentSettings, build_agent
 from webagent.contracts import ElementCandidate, Observation, Op
 from webagent.errors import OutputParseError
+from webagent.html.parse import parse_html
 from webagent.model.base import Request
 from webagent.model.client import Model
 from webagent.model.scripted import ScriptedBackend
@@ -175,6 +176,26 @@ def test_without_ranks_bm25_over_element_text_orders_the_pool() -> None:
     trace = agent.step(Observation(task="search flights", html=html))
     assert trace.shown_element_ids[0] == "102" and trace.timings["ranked_pool"] == 0.0
     assert trace.action is not None and trace.action.element_id == "102"
+
+
+def test_a_step_parses_its_page_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # segmentation, the BM25 pool and the rounds' pruned DOM all read the one parsed tree
+    from webagent.agents import mindact
+
+    parsed: list[int] = []
+
+    def parse(html: str) -> object:
+        parsed.append(len(html))
+        return parse_html(html)
+
+    monkeypatch.setattr(mindact, "parse_html", parse)
+    backend = ScriptedBackend(
+        lambda _: '{"choice": "A", "op": "CLICK", "value": ""}', context_window=4096
+    )
+    agent = build_agent(AgentSettings(agent="mindact"), Model(backend, sleep=lambda _: None))
+    trace = agent.step(Observation(task="press b3", html=button_page(8)))
+    assert trace.action is not None and trace.n_fragments >= 1
+    assert parsed == [len(button_page(8))]
 
 
 @pytest.mark.llama

@@ -11,6 +11,8 @@ from webagent.html.clean import clean_page
 from webagent.html.fragment import SegmentSettings
 from webagent.html.parse import parse_html
 from webagent.html.segment import segment_html, segment_page, segment_tree
+from webagent.html.units import Sizer
+from webagent.tokens import estimate_tokens
 
 AUTHORED = ["shop_long.html", "form.html", "broken.html", "no_interactive.html"]
 SETTINGS = [
@@ -133,6 +135,18 @@ def test_a_real_tokenizer_can_be_passed(pages_dir: Path) -> None:
     result = segment_html((pages_dir / "form.html").read_bytes(), settings, count_tokens=words)
     assert all(f.tokens == words(f.html) for f in result.fragments)
     assert result.page_tokens == words(clean_page((pages_dir / "form.html").read_bytes()).html())
+
+
+def test_the_sizers_estimate_is_estimate_tokens_of_the_joined_pieces(pages_dir: Path) -> None:
+    # the look-ahead and the estimate counter size piece ranges from byte prefix sums
+    html = (pages_dir / "form.html").read_text() + "<p>naïve — 東京 ☃</p>"
+    page = clean_page(html)
+    sizer = Sizer(page, len)
+    n = len(page.pieces)
+    ranges = [(a, b) for a in range(0, n, 7) for b in range(a, n + 1, 5)]
+    assert ranges and any(not "".join(page.pieces[a:b]).isascii() for a, b in ranges)
+    for a, b in ranges:
+        assert sizer.estimate(a, b) == estimate_tokens("".join(page.pieces[a:b]))
 
 
 def test_segment_tree_equals_segment_html(pages_dir: Path) -> None:

@@ -29,6 +29,7 @@ from webagent.answers import json_object
 from webagent.contracts import Action, Observation, Op, StepTrace
 from webagent.errors import ModelError, OutputParseError
 from webagent.html.fragment import Fragment
+from webagent.html.parse import parse_html
 from webagent.model.base import Message, Request
 from webagent.model.calls import CallLog
 from webagent.prompts import load_template
@@ -71,13 +72,14 @@ def groups(pool: Sequence[str], size: int = GROUP_SIZE) -> list[list[str]]:
 
 
 # --- the page around the candidates ----------------------------------------------------------
-def parse_page(html: str) -> dict[str, etree._Element]:
-    """Elements of the page by ``backend_node_id``."""
-    parser = etree.HTMLParser(remove_comments=True)
-    root = etree.fromstring(html.encode("utf-8"), parser)
-    if root is None:
-        return {}
+def elements_by_id(root: etree._Element) -> dict[str, etree._Element]:
+    """Elements of a parsed page by ``backend_node_id``."""
     return {str(e.get(ID_ATTRIBUTE)): e for e in root.iter() if e.get(ID_ATTRIBUTE) is not None}
+
+
+def parse_page(html: str) -> dict[str, etree._Element]:
+    """Elements of the page by ``backend_node_id`` (parsed as segmentation parses it)."""
+    return elements_by_id(parse_html(html))
 
 
 def _own_text(element: etree._Element) -> str:
@@ -197,11 +199,12 @@ def round_messages(
 # --- the agent -------------------------------------------------------------------------------
 def _element_fragment(index: int, element_id: str, element: etree._Element) -> Fragment:
     """One element as a retrieval document (its tag, shown attributes and text)."""
+    described = describe(element)
     return Fragment(
         index=index,
         path="",
-        html=describe(element),
-        text=describe(element),
+        html=described,
+        text=described,
         element_ids=[element_id],
         tokens=0,
     )
@@ -224,13 +227,19 @@ class MindActAgent(UngistedAgent):
     def build_memory(self, ctx: StepContext) -> Memory:  # pragma: no cover - not used
         raise NotImplementedError("MindAct builds one prompt per round, not one memory")
 
-    def candidate_pool(self, observation: Observation, fragments: Sequence[Fragment]) -> list[str]:
+    def candidate_pool(
+        self,
+        observation: Observation,
+        fragments: Sequence[Fragment],
+        elements: dict[str, etree._Element],
+    ) -> list[str]:
+        """The data's ranked candidates, else the page's interactive ``elements`` ranked
+        against the task; top :data:`POOL_SIZE`."""
         page_ids = [i for f in fragments for i in f.element_ids]
         ranked = ranked_pool(observation, page_ids)
         if ranked is not None:
             return ranked
         interactive = [i for f in fragments for i in f.interactive_ids] or page_ids
-        elements = parse_page(observation.html)
         ids = [e for e in interactive if e in elements]
         pseudo = [_element_fragment(n, i, elements[i]) for n, i in enumerate(ids)]
         query = RetrievalQuery.for_observation(observation)
@@ -238,15 +247,18 @@ class MindActAgent(UngistedAgent):
         return [pseudo[n].element_ids[0] for n in order][:POOL_SIZE]
 
     def _step(self, observation: Observation, trace: StepTrace, log: CallLog) -> None:
-        from webagent.html.segment import segment_html
+        from webagent.html.segment import segment_tree
 
-        page = segment_html(observation.html, self.segment_plan, self.model.count_tokens)
+        root = parse_html(observation.html)  # one parse: segmented, and the rounds' DOM
+        page = segment_tree(root, self.segment_plan, self.model.count_tokens)
         trace.n_fragments = len(page.fragments)
         trace.fragment_tokens = [f.tokens for f in page.fragments]
         trace.fragment_element_ids = [f.element_ids for f in page.fragments]
         trace.page_tokens = page.page_tokens
-        elements = parse_page(observation.html)
-        pool = [e for e in self.candidate_pool(observation, page.fragments) if e in elements]
+        elements = elements_by_id(root)
+        pool = [
+            e for e in self.candidate_pool(observation, page.fragments, elements) if e in elements
+        ]
         trace.timings["pool_size"] = float(len(pool))
         trace.timings["ranked_pool"] = float(observation.candidates is not None)
         trace.shown_element_ids = list(pool)

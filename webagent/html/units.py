@@ -16,7 +16,7 @@ from itertools import accumulate
 
 from webagent.html.clean import CleanPage
 from webagent.html.compiled import speedups
-from webagent.tokens import ESTIMATE_TOKENS_PER_BYTE, count_many, estimate_tokens, round_trips
+from webagent.tokens import ESTIMATE_TOKENS_PER_BYTE, count_many, round_trips
 
 ANY_PARENT = -2
 
@@ -46,16 +46,18 @@ class Sizer:
     def __init__(self, page: CleanPage, count_tokens: Callable[[str], int] | None) -> None:
         self.page = page
         self.count_tokens = count_tokens
-        self.prefix: list[int] = []
-        if count_tokens is None:
-            self.prefix = [0, *accumulate(_utf8_sizes(page.pieces))]
+        self.prefix = [0, *accumulate(_utf8_sizes(page.pieces))]  # UTF-8 bytes before a piece
 
     def tokens(self, start: int, stop: int) -> int:
         if self.count_tokens is None:
-            size = self.prefix[stop] - self.prefix[start]
-            # the same arithmetic as estimate_tokens, on prefix sums of byte sizes
-            return -(-size * ESTIMATE_TOKENS_PER_BYTE[0] // ESTIMATE_TOKENS_PER_BYTE[1])
+            return self.estimate(start, stop)
         return PENDING
+
+    def estimate(self, start: int, stop: int) -> int:
+        """``estimate_tokens`` of the pieces ``start:stop``, from the prefix sums of their
+        byte sizes (no text joined)."""
+        size = self.prefix[stop] - self.prefix[start]
+        return -(-size * ESTIMATE_TOKENS_PER_BYTE[0] // ESTIMATE_TOKENS_PER_BYTE[1])
 
     def fill(self, units: list[Unit], ahead: Sequence[str] = ()) -> list[Unit]:
         """``units`` with every pending count filled in, all in one ``count_many`` (which also
@@ -103,7 +105,7 @@ def _ahead(
                 for u in level
                 if u.node >= 0
                 and height[u.node] > depth[u.node]
-                and ratio * estimate_tokens(sizer.text(u)) > max_tokens * LOOKAHEAD_MARGIN
+                and ratio * sizer.estimate(u.start, u.stop) > max_tokens * LOOKAHEAD_MARGIN
             ]
             level = [p for u in over for p in split_units(page, u.node, depth[u.node] + 1, sizer)]
             texts = list(map(sizer.text, level))
@@ -118,7 +120,7 @@ def _ahead(
 
 def _counts_ahead(sizer: Sizer) -> bool:
     """Whether texts are worth counting ahead: the sizer counts, and counting makes round
-    trips (the ratios ``_ahead`` scales by cost a text joined per unit: only then)."""
+    trips (the texts ``_ahead`` sends are joined for it: only then)."""
     return sizer.count_tokens is not None and round_trips(sizer.count_tokens)
 
 
@@ -208,18 +210,14 @@ def fit_units(page: CleanPage, units: list[Unit], max_tokens: int, sizer: Sizer)
         if not over:
             return out
         parts = {n: split_units(page, out[n].node, depth[out[n].node] + 1, sizer) for n in over}
-        ahead = (
-            _ahead(page, [(_ratio(out[n], sizer), parts[n]) for n in over], max_tokens, sizer)
-            if _counts_ahead(sizer)
-            else []
-        )
+        ahead = _ahead(page, [(_ratio(out[n], sizer), parts[n]) for n in over], max_tokens, sizer)
         sizer.fill([u for split in parts.values() for u in split], ahead)
         out, fresh = _replace(out, over, parts)
 
 
 def _ratio(unit: Unit, sizer: Sizer) -> float:
     """The unit's tokens per estimated token."""
-    return unit.tokens / max(1, estimate_tokens(sizer.text(unit)))
+    return unit.tokens / max(1, sizer.estimate(unit.start, unit.stop))
 
 
 def _replace(
