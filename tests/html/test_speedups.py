@@ -1,7 +1,8 @@
 """The compiled loops (webagent/html/_speedups.pyx) give what their Python twins give.
 
 The walk: every field of the CleanPage is compared, on the shared real pages, on random pages
-and on the trees only a caller can hand over (namespaces, entity references, comments)."""
+and on the trees only a caller can hand over (namespaces, entity references, comments). The
+units and the first merge: every unit and group, on the shared pages and on random pages."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from webagent.html import clean
+from webagent.html import clean, merge, units
 from webagent.html.compiled import speedups
 from webagent.html.fragment import SegmentSettings
 from webagent.html.parse import parse_html
@@ -150,3 +151,35 @@ def test_visible_text_on_random_pieces(pieces: list[str], data: st.DataObject) -
     start = data.draw(st.integers(0, len(pieces)))
     stop = data.draw(st.integers(start, len(pieces)))
     assert speedups.visible_text(pieces, start, stop) == twin(pieces, start, stop)
+
+
+def assert_same_units(page: clean.CleanPage) -> None:
+    """split_units of every subtree at every depth below it, estimated and counted, and
+    merge_siblings of the whole page's fitted units under several budgets."""
+    for counter in (None, len):
+        sizer = units.Sizer(page, counter)
+        nodes = range(0, len(page.tags), max(1, len(page.tags) // 40))
+        for node in [0, *nodes]:
+            for below in range(page.height[node] - page.depth[node] + 2):
+                depth = page.depth[node] + below
+                compiled = speedups.split_units(page, node, depth, sizer, units.Unit)
+                assert compiled == units._split_units_python(page, node, depth, sizer)
+        for depth, cap in ((4, 600), (6, 1200), (7, 60)):
+            fitted = sizer.fill(
+                units.fit_units(page, units.split_units(page, 0, depth, sizer), cap, sizer)
+            )
+            for low, high in ((0, 100), (64, 1200), (200, 800), (10**6, 10**7)):
+                compiled = speedups.merge_siblings(fitted, low, high, merge.Group, units.ANY_PARENT)
+                assert compiled == merge._merge_siblings(fitted, low, high)
+
+
+def test_units_and_first_merge_on_the_shared_pages(shared_dir: Path) -> None:
+    for path in sorted((shared_dir / "pages").glob("*.html")):
+        assert_same_units(clean.clean_page(path.read_bytes()))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=st.lists(html_tree(), min_size=1, max_size=4), keep_wrappers=st.booleans())
+def test_units_and_first_merge_on_random_pages(body: list[str], keep_wrappers: bool) -> None:
+    html = "<html><body><p>seen</p>" + "".join(body) + "</body></html>"
+    assert_same_units(clean.clean_page(html, keep_wrappers=keep_wrappers))

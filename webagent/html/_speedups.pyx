@@ -8,8 +8,8 @@ proxy object for every element (two thirds of the Python walk's time).
 
 Every string it makes is made as lxml makes it (``namespacedName``, ``textOf``, ``tailOf``,
 ``attributeValue``), and every rule is the Python one (``env``: rules.py's functions and sets),
-so the page it fills is the Python walk's, piece for piece; tests/html/test_compiled_walk.py
-compares the two on every shared page. A tree holding comments, processing instructions or
+so the page it fills is the Python walk's, piece for piece; tests/html/test_speedups.py compares
+the two on every shared page. A tree holding comments, processing instructions or
 entity references is left to the Python walk (``walk`` answers -1 before reading anything).
 """
 
@@ -27,6 +27,8 @@ from libc.string cimport strcmp
 from lxml.includes cimport tree
 from lxml.includes.etreepublic cimport _Element
 cimport lxml.includes.etreepublic as cetree
+
+from webagent.tokens import ESTIMATE_TOKENS_PER_BYTE
 
 cetree.import_lxml__etree()
 
@@ -424,3 +426,137 @@ def visible_text(list pieces, Py_ssize_t start, Py_ssize_t stop):
     finally:
         PyMem_Free(out)
     return text.replace("&lt;", "<") if "&lt;" in text else text
+
+
+def split_units(page, Py_ssize_t node, Py_ssize_t split_depth, sizer, unit):
+    """``units._split_units_python``: the units covering ``node``'s subtree cut at
+    ``split_depth`` (``unit``: the Unit class), sized by ``sizer`` as ``Sizer.tokens`` sizes
+    them (from its byte prefix sums, or ``Sizer.tokens`` itself where it counts)."""
+    cdef list depth = page.depth, height = page.height, end = page.end
+    cdef list p_open = page.p_open, p_end = page.p_end, kept_before = page.kept_before
+    cdef list parent = page.parent
+    cdef _Sizes sizes = _Sizes(sizer)
+    cdef list units = []
+    cdef Py_ssize_t cursor = p_open[node], index = node, stop = end[node], start, after
+    while index < stop:
+        if <Py_ssize_t>depth[index] >= split_depth or <Py_ssize_t>height[index] < split_depth:
+            start = p_open[index]
+            if start > cursor:
+                _gap(page, cursor, start, sizes, unit, units)
+            after, cursor = end[index], p_end[index]
+            # a core unit; text inside a subtree always belongs to a kept element of it
+            units.append(
+                unit(
+                    start,
+                    cursor,
+                    sizes.of(start, cursor),
+                    index,
+                    False,
+                    <Py_ssize_t>kept_before[after] > <Py_ssize_t>kept_before[index],
+                    parent[index],
+                )
+            )
+            index = after
+        else:
+            index += 1
+    if <Py_ssize_t>p_end[node] > cursor:
+        _gap(page, cursor, p_end[node], sizes, unit, units)
+    return units
+
+
+cdef class _Sizes:
+    """``Sizer.tokens`` without a Python call per unit where it estimates."""
+
+    cdef list prefix  # None where the sizer counts
+    cdef object tokens
+    cdef Py_ssize_t per, bytes_
+
+    def __cinit__(self, sizer):
+        self.tokens = sizer.tokens
+        self.prefix = sizer.prefix if sizer.count_tokens is None else None
+        self.per, self.bytes_ = ESTIMATE_TOKENS_PER_BYTE
+
+    cdef object of(self, Py_ssize_t start, Py_ssize_t stop):
+        cdef Py_ssize_t size
+        if self.prefix is None:
+            return self.tokens(start, stop)
+        size = <Py_ssize_t>self.prefix[stop] - <Py_ssize_t>self.prefix[start]
+        return -(-size * self.per // self.bytes_)
+
+
+cdef int _gap(page, Py_ssize_t start, Py_ssize_t stop, _Sizes sizes, unit, list units) except -1:
+    """``units._gap``, appending its units to ``units``."""
+    cdef list pieces = page.pieces, owner = page.owner, p_open = page.p_open
+    cdef Py_ssize_t lo = start, piece, first = len(units)
+    cdef int forward = -1  # -1 until the unit has a non-empty piece
+    cdef bint content = False, after_close = False, opens, closes
+    cdef str text
+    for piece in range(start, stop):
+        text = pieces[piece]
+        if PyUnicode_GET_LENGTH(text) == 0:
+            continue
+        opens = <Py_ssize_t>p_open[<Py_ssize_t>owner[piece]] == piece
+        closes = not opens and _closing(text)
+        if piece != start:
+            if opens or (after_close and not closes):
+                units.append(unit(lo, piece, sizes.of(lo, piece), -1, forward == 1, content))
+                lo, forward, content = piece, -1, False
+            after_close = closes
+        if forward == -1:
+            forward = opens
+        if not closes:
+            content = True
+    if forward == -1 and len(units) == first:
+        return 0  # only unwrapped elements: nothing to place
+    units.append(unit(lo, stop, sizes.of(lo, stop), -1, forward == 1, content))
+    return 0
+
+
+cdef inline bint _closing(str text):
+    """``text.startswith("</")``."""
+    if PyUnicode_GET_LENGTH(text) < 2:
+        return False
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    return PyUnicode_READ(kind, data, 0) == 60 and PyUnicode_READ(kind, data, 1) == 47
+
+
+def merge_siblings(
+    list units, Py_ssize_t min_tokens, Py_ssize_t max_tokens, group, Py_ssize_t any_parent
+):
+    """``merge._merge_siblings``: each unit joined to the group before it where the rules
+    allow (``group``: the Group class; ``any_parent``: units.ANY_PARENT). The open group is kept in C variables and made once
+    it is closed, instead of being updated unit by unit."""
+    cdef list groups = []
+    cdef Py_ssize_t start = 0, stop = 0, tokens = 0, parent = 0
+    cdef Py_ssize_t u_tokens, u_parent, u_node
+    cdef bint forward = False, content = False, u_forward, u_content, attach, siblings, tiny
+    cdef bint open_group = False
+    for unit in units:
+        u_tokens, u_parent, u_node = unit.tokens, unit.parent, unit.node
+        u_forward, u_content = unit.forward, unit.content
+        if open_group:
+            # an ancestor's open tag goes with what follows; its close tag with what precedes
+            attach = forward or (u_node < 0 and not u_forward)
+            siblings = parent == any_parent or u_parent == any_parent or parent == u_parent
+            tiny = tokens < min_tokens or u_tokens < min_tokens
+            if (
+                not u_content
+                or not content
+                or ((attach or (tiny and siblings)) and tokens + u_tokens <= max_tokens)
+            ):
+                # Group.absorb
+                stop = unit.stop
+                tokens += u_tokens
+                forward = u_forward
+                content = content or u_content
+                if parent == any_parent:
+                    parent = u_parent
+                continue
+            groups.append(group(start, stop, tokens, forward, content, parent))
+        start, stop, tokens = unit.start, unit.stop, u_tokens
+        forward, content, parent = u_forward, u_content, u_parent
+        open_group = True
+    if open_group:
+        groups.append(group(start, stop, tokens, forward, content, parent))
+    return groups

@@ -18,6 +18,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
+from webagent.html.compiled import speedups
 from webagent.html.units import ANY_PARENT, Unit
 
 
@@ -45,6 +46,17 @@ class Group:
 
 def merge_small(units: list[Unit], min_tokens: int, max_tokens: int) -> list[Group]:
     """Tiny siblings first, then whatever tiny groups remain with their neighbours."""
+    groups: list[Group]
+    if speedups is not None:
+        groups = speedups.merge_siblings(units, min_tokens, max_tokens, Group, ANY_PARENT)
+    else:
+        groups = _merge_siblings(units, min_tokens, max_tokens)
+    return _merge_tiny(groups, min_tokens, max_tokens)
+
+
+def _merge_siblings(units: list[Unit], min_tokens: int, max_tokens: int) -> list[Group]:
+    """Each unit joined to the group before it where the rules allow (the module's first
+    pass; compiled where built: ``speedups.merge_siblings``)."""
     groups: list[Group] = []
     for unit in units:
         if groups:
@@ -61,7 +73,7 @@ def merge_small(units: list[Unit], min_tokens: int, max_tokens: int) -> list[Gro
                 last.absorb(unit)
                 continue
         groups.append(Group.of(unit))
-    return _merge_tiny(groups, min_tokens, max_tokens)
+    return groups
 
 
 def _merge_tiny(groups: list[Group], min_tokens: int, max_tokens: int) -> list[Group]:

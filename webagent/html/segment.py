@@ -31,6 +31,7 @@ from webagent.html.anchors import anchor_groups
 from webagent.html.clean import CleanPage, clean_page
 from webagent.html.fragment import Fragment, SegmentedPage, SegmentSettings
 from webagent.html.merge import Group, merge_small, merge_to_count, pack
+from webagent.html.nogc import paused_gc
 from webagent.html.paths import PathNamer
 from webagent.html.units import Sizer, Unit, fit_units, split_units
 from webagent.tokens import count_many, estimate_tokens, prefetch, round_trips
@@ -80,30 +81,31 @@ def segment_page(
     they are counted: ``tokens`` 0, and a fragment over ``max_fragment_tokens`` may yet lose
     its trailing close tags); against a counter that makes round trips those texts are
     counted with the next request (``prefetch``): the fragments' own, where they need one."""
-    sizer = Sizer(page, count_tokens)
-    units = split_units(page, 0, settings.depth, sizer)
-    units = fit_units(page, units, settings.max_fragment_tokens, sizer)
     counter = count_tokens or estimate_tokens
-    groups = _group(page, units, settings, counter)
-    namer = PathNamer(page)
-    whole = page.html()
-    kept = _KeptIds(page.element_ids, list(map(page.interactive.__getitem__, page.kept_nodes)))
-    fragments = [_fragment(page, namer, g, i, kept=kept) for i, g in enumerate(groups)]
-    if ahead is not None and round_trips(counter):
-        prefetch(counter, ahead(fragments))
-    cap = settings.max_fragment_tokens
-    rendered = _rendered_all([f.html for f in fragments], counter, cap, whole)
-    for fragment, (html, tokens) in zip(fragments, rendered, strict=True):
-        fragment.html, fragment.tokens, fragment.oversized = html, tokens, tokens > cap
-    result = SegmentedPage(
-        fragments=fragments,
-        element_ids=kept.ids,
-        page_tokens=counter(whole),
-        raw_bytes=raw_bytes,
-        depth=settings.depth,
-        settings=settings.model_dump(),
-    )
-    return _judge(result, settings)
+    with paused_gc(not round_trips(counter)):  # CPU-bound, unless counting waits on requests
+        sizer = Sizer(page, count_tokens)
+        units = split_units(page, 0, settings.depth, sizer)
+        units = fit_units(page, units, settings.max_fragment_tokens, sizer)
+        groups = _group(page, units, settings, counter)
+        namer = PathNamer(page)
+        whole = page.html()
+        kept = _KeptIds(page.element_ids, list(map(page.interactive.__getitem__, page.kept_nodes)))
+        htmls = [page.render(g.start, g.stop) for g in groups]
+        cap = settings.max_fragment_tokens
+        if ahead is not None and round_trips(counter):
+            uncounted = [(html, 0) for html in htmls]
+            prefetch(counter, ahead(_fragments(page, namer, groups, uncounted, kept=kept, cap=cap)))
+        rendered = _rendered_all(htmls, counter, cap, whole)
+        fragments = _fragments(page, namer, groups, rendered, kept=kept, cap=cap)
+        result = SegmentedPage(
+            fragments=fragments,
+            element_ids=kept.ids,
+            page_tokens=counter(whole),
+            raw_bytes=raw_bytes,
+            depth=settings.depth,
+            settings=settings.model_dump(),
+        )
+        return _judge(result, settings)
 
 
 def _group(
@@ -137,26 +139,32 @@ class _KeptIds(NamedTuple):
     interactive: list[bool]
 
 
-def _fragment(
+def _fragments(
     page: CleanPage,
     namer: PathNamer,
-    group: Group,
-    index: int,
+    groups: list[Group],
+    rendered: list[tuple[str, int]],
     *,
     kept: _KeptIds,
-) -> Fragment:
-    """The group's fragment, not yet counted (``tokens`` 0: set by ``segment_page``)."""
-    inside = page.kept_between(group.start, group.stop)
-    element_ids = kept.ids[inside]
-    return Fragment(
-        index=index,
-        path=namer.path(group.start, group.stop),
-        html=page.render(group.start, group.stop),
-        text=page.text(group.start, group.stop),
-        element_ids=element_ids,
-        interactive_ids=list(compress(element_ids, kept.interactive[inside])),
-        tokens=0,
-    )
+    cap: int,
+) -> list[Fragment]:
+    """The groups' fragments, given each one's html and tokens (``_rendered_all``)."""
+    fragments = []
+    for index, (group, (html, tokens)) in enumerate(zip(groups, rendered, strict=True)):
+        inside = page.kept_between(group.start, group.stop)
+        element_ids = kept.ids[inside]
+        fragment = Fragment(
+            index=index,
+            path=namer.path(group.start, group.stop),
+            html=html,
+            text=page.text(group.start, group.stop),
+            element_ids=element_ids,
+            interactive_ids=list(compress(element_ids, kept.interactive[inside])),
+            tokens=tokens,
+            oversized=tokens > cap,
+        )
+        fragments.append(fragment)
+    return fragments
 
 
 def _rendered(page: CleanPage, group: Group, counter: TokenCounter, cap: int) -> tuple[str, int]:
@@ -175,7 +183,7 @@ def _rendered_all(
 ) -> list[tuple[str, int]]:
     """:func:`_rendered` of every group's html, counted together (with the whole page's
     html, which is counted next), in two ``count_many`` calls at most."""
-    htmls = list(htmls)
+    htmls = list(htmls)  # the caller's list stays as it was
     counts = count_many(counter, [*htmls, whole])[: len(htmls)]
     cut = [
         n

@@ -134,7 +134,13 @@ def _utf8_sizes(pieces: list[str]) -> Iterable[int]:
 
 def split_units(page: CleanPage, node: int, split_depth: int, sizer: Sizer) -> list[Unit]:
     """Units covering the subtree of ``node``, cut at ``split_depth`` (counts may be
-    :data:`PENDING`: see ``Sizer.fill``)."""
+    :data:`PENDING`: see ``Sizer.fill``); compiled where built (``speedups.split_units``)."""
+    if speedups is not None:
+        return speedups.split_units(page, node, split_depth, sizer, Unit)  # type: ignore[no-any-return]
+    return _split_units_python(page, node, split_depth, sizer)
+
+
+def _split_units_python(page: CleanPage, node: int, split_depth: int, sizer: Sizer) -> list[Unit]:
     units: list[Unit] = []
     depth, height, end, p_open, p_end = page.depth, page.height, page.end, page.p_open, page.p_end
     kept_before, parent, tokens = page.kept_before, page.parent, sizer.tokens
