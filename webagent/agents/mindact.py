@@ -74,7 +74,7 @@ def groups(pool: Sequence[str], size: int = GROUP_SIZE) -> list[list[str]]:
 # --- the page around the candidates ----------------------------------------------------------
 def elements_by_id(root: etree._Element) -> dict[str, etree._Element]:
     """Elements of a parsed page by ``backend_node_id``."""
-    return {str(e.get(ID_ATTRIBUTE)): e for e in root.iter() if e.get(ID_ATTRIBUTE) is not None}
+    return {i: e for e in root.iter() if (i := e.get(ID_ATTRIBUTE)) is not None}
 
 
 def parse_page(html: str) -> dict[str, etree._Element]:
@@ -89,11 +89,16 @@ def _own_text(element: etree._Element) -> str:
 def describe(element: etree._Element, words: int = 12) -> str:
     """``(tag id=N attr="v") text``: how an option names its element."""
     attrs = " ".join(
-        f'{a}="{" ".join(str(element.get(a)).split())[:60]}"'
+        f'{a}="{" ".join(value.split())[:60]}"'
         for a in SHOWN_ATTRIBUTES
-        if element.get(a)
+        if (value := element.get(a))
     )
-    text = " ".join(" ".join(str(t) for t in element.itertext()).split()[:words])
+    seen: list[str] = []
+    for piece in element.itertext():  # the first ``words`` words, not all of a big subtree's
+        seen += str(piece).split()
+        if len(seen) >= words:
+            break
+    text = " ".join(seen[:words])
     head = f"{element.tag} id={element.get(ID_ATTRIBUTE)}" + (f" {attrs}" if attrs else "")
     return f"<{head}> {text}".rstrip()
 
@@ -129,9 +134,9 @@ def pruned_dom(elements: dict[str, etree._Element], candidates: Sequence[str]) -
     def render(node: etree._Element, depth: int) -> None:
         name = node.get(ID_ATTRIBUTE)
         attrs = "".join(
-            f' {a}="{" ".join(str(node.get(a)).split())[:60]}"'
+            f' {a}="{" ".join(value.split())[:60]}"'
             for a in SHOWN_ATTRIBUTES
-            if node.get(a)
+            if (value := node.get(a))
         )
         shown_id = f" id={name}" if name in wanted else ""
         texts = [_own_text(node)]
