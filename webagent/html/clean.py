@@ -23,7 +23,6 @@ from lxml import etree
 from webagent.errors import PageError
 from webagent.html import rules
 from webagent.html.compiled import speedups
-from webagent.html.nogc import paused_gc
 from webagent.html.parse import parse_html
 
 
@@ -102,13 +101,12 @@ def _visible_text(pieces: list[str], start: int, stop: int) -> str:
 
 def clean_page(html: bytes | str | etree._Element, keep_wrappers: bool = False) -> CleanPage:
     """Parse (unless given a tree) and clean a page. Raises PageError if nothing is visible."""
-    with paused_gc():
-        if isinstance(html, etree._Element):
-            root = _without_comments(html)
-            # parsed pages never hold entity references; a caller's tree may
-            page = _walk(root, keep_wrappers, next(root.iter(etree.Entity), None) is not None)
-        else:
-            page = _walk(parse_html(html), keep_wrappers)
+    if isinstance(html, etree._Element):
+        root = _without_comments(html)
+        # parsed pages never hold entity references; a caller's tree may
+        page = _walk(root, keep_wrappers, next(root.iter(etree.Entity), None) is not None)
+    else:
+        page = _walk(parse_html(html), keep_wrappers)
     if not page.kept_nodes:
         raise PageError(
             f"page has no visible content after cleaning ({len(page.tags)} elements, all "

@@ -31,7 +31,6 @@ from webagent.html.anchors import anchor_groups
 from webagent.html.clean import CleanPage, clean_page
 from webagent.html.fragment import Fragment, SegmentedPage, SegmentSettings
 from webagent.html.merge import Group, merge_small, merge_to_count, pack
-from webagent.html.nogc import paused_gc
 from webagent.html.paths import PathNamer
 from webagent.html.units import Sizer, Unit, fit_units, split_units
 from webagent.tokens import count_many, estimate_tokens, prefetch, round_trips
@@ -81,31 +80,30 @@ def segment_page(
     they are counted: ``tokens`` 0, and a fragment over ``max_fragment_tokens`` may yet lose
     its trailing close tags); against a counter that makes round trips those texts are
     counted with the next request (``prefetch``): the fragments' own, where they need one."""
+    sizer = Sizer(page, count_tokens)
+    units = split_units(page, 0, settings.depth, sizer)
+    units = fit_units(page, units, settings.max_fragment_tokens, sizer)
     counter = count_tokens or estimate_tokens
-    with paused_gc(not round_trips(counter)):  # CPU-bound, unless counting waits on requests
-        sizer = Sizer(page, count_tokens)
-        units = split_units(page, 0, settings.depth, sizer)
-        units = fit_units(page, units, settings.max_fragment_tokens, sizer)
-        groups = _group(page, units, settings, counter)
-        namer = PathNamer(page)
-        whole = page.html()
-        kept = _KeptIds(page.element_ids, list(map(page.interactive.__getitem__, page.kept_nodes)))
-        htmls = [page.render(g.start, g.stop) for g in groups]
-        cap = settings.max_fragment_tokens
-        if ahead is not None and round_trips(counter):
-            uncounted = [(html, 0) for html in htmls]
-            prefetch(counter, ahead(_fragments(page, namer, groups, uncounted, kept=kept, cap=cap)))
-        rendered = _rendered_all(htmls, counter, cap, whole)
-        fragments = _fragments(page, namer, groups, rendered, kept=kept, cap=cap)
-        result = SegmentedPage(
-            fragments=fragments,
-            element_ids=kept.ids,
-            page_tokens=counter(whole),
-            raw_bytes=raw_bytes,
-            depth=settings.depth,
-            settings=settings.model_dump(),
-        )
-        return _judge(result, settings)
+    groups = _group(page, units, settings, counter)
+    namer = PathNamer(page)
+    whole = page.html()
+    kept = _KeptIds(page.element_ids, list(map(page.interactive.__getitem__, page.kept_nodes)))
+    htmls = [page.render(g.start, g.stop) for g in groups]
+    cap = settings.max_fragment_tokens
+    if ahead is not None and round_trips(counter):
+        uncounted = [(html, 0) for html in htmls]
+        prefetch(counter, ahead(_fragments(page, namer, groups, uncounted, kept=kept, cap=cap)))
+    rendered = _rendered_all(htmls, counter, cap, whole)
+    fragments = _fragments(page, namer, groups, rendered, kept=kept, cap=cap)
+    result = SegmentedPage(
+        fragments=fragments,
+        element_ids=kept.ids,
+        page_tokens=counter(whole),
+        raw_bytes=raw_bytes,
+        depth=settings.depth,
+        settings=settings.model_dump(),
+    )
+    return _judge(result, settings)
 
 
 def _group(
