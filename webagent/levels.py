@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from webagent.contracts import MemoryEdits
 from webagent.gist.extractive import ELLIPSIS
@@ -29,10 +30,12 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _WORD = re.compile(rf"[{_CJK}]|[^\s{_CJK}]*[^\W_][^\s{_CJK}]*")
 
 
+@lru_cache(maxsize=1 << 14)
 def gist_words(gist: str) -> int:
     """Words of a gist as a person reads them: punctuation and ``…`` (a cut) are none; each
-    Chinese, Japanese or Korean character is one."""
-    return sum(1 for _ in _WORD.finditer(gist))
+    Chinese, Japanese or Korean character is one. Remembered: a step asks of the same gists
+    once per memory it fits (``flat_fits``)."""
+    return len(_WORD.findall(gist))
 
 
 def cut_words(gist: str, words: int) -> str:

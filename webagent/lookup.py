@@ -25,7 +25,7 @@ from webagent.memory import (
     fit_memory,
     full_block,
     gist_line,
-    render_memory,
+    memories_opening,
 )
 from webagent.model.base import Request
 from webagent.model.calls import CallLog
@@ -253,12 +253,14 @@ def _ask_next_round(query: LookupQuery, opened: list[int]) -> None:
     block = {f.index: estimate_tokens(full_block(f)) + 1 for f in fragments}
     line = {f.index: estimate_tokens(gist_line(f.index, gists[f.index])) + 1 for f in fragments}
     uncut = sum(block[i] if i in shown else line[i] for i in block)
+    more = [
+        f.index
+        for f in fragments
+        if f.index not in shown
+        and may_fit(uncut - line[f.index] + block[f.index], query.budget_tokens)
+    ]
     room, texts = AHEAD_CHARS, []
-    for f in fragments:
-        estimate = uncut - line[f.index] + block[f.index]
-        if f.index in shown or not may_fit(estimate, query.budget_tokens):
-            continue
-        text = render_memory(fragments, gists, [*opened, f.index])
+    for text in memories_opening(fragments, gists, opened, more):
         room -= len(text)
         if room < 0:
             break

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,11 +52,32 @@ def full_block(fragment: Fragment) -> str:
 def render_memory(
     fragments: Sequence[Fragment], gists: Sequence[str], reopened: Iterable[int]
 ) -> str:
+    return "\n".join(_memory_lines(fragments, gists, reopened))
+
+
+def memories_opening(
+    fragments: Sequence[Fragment],
+    gists: Sequence[str],
+    reopened: Iterable[int],
+    more: Iterable[int],
+) -> Iterator[str]:
+    """``render_memory(fragments, gists, [*reopened, i])`` for each ``i`` of ``more`` in turn
+    (each a fragment's index): the lines are rendered once for all of them."""
+    lines = _memory_lines(fragments, gists, reopened)
+    position = {f.index: n for n, f in enumerate(fragments)}
+    for i in more:
+        n = position[i]
+        yield "\n".join([*lines[:n], full_block(fragments[n]), *lines[n + 1 :]])
+
+
+def _memory_lines(
+    fragments: Sequence[Fragment], gists: Sequence[str], reopened: Iterable[int]
+) -> list[str]:
     opened = set(reopened)
-    return "\n".join(
+    return [
         full_block(f) if f.index in opened else gist_line(f.index, gists[f.index])
         for f in fragments
-    )
+    ]
 
 
 def whole_page(fragments: Sequence[Fragment]) -> str:

@@ -17,7 +17,7 @@ from big_page import big_page
 from webagent.agents.registry import AgentSettings, build_agent
 from webagent.contracts import LookupRound, Observation, StepTrace
 from webagent.html.fragment import Fragment
-from webagent.levels import build_sections, cut_words, gist_words, walk
+from webagent.levels import _WORD, build_sections, cut_words, gist_words, walk
 from webagent.lookup import LookupQuery, lookup_sequential
 from webagent.memory import gist_line
 from webagent.model.base import Request
@@ -46,6 +46,9 @@ def test_words_count_letters_and_cjk_characters() -> None:
     assert gist_words('Gemerkt auf …; button "Miniplayer …" id=n426') == 5
     assert gist_words("ヤフー 検索") == 5
     assert gist_words("… ; -") == 0
+    # remembered: the same count asked again, as the words found one by one give it
+    for gist in ('Gemerkt auf …; button "Miniplayer …" id=n426', "ヤフー 検索", "a_b 1,2 x-y"):
+        assert gist_words(gist) == gist_words(gist) == sum(1 for _ in _WORD.finditer(gist))
     assert cut_words("a b c d", 2) == "a b …"
     assert cut_words("a b", 2) == "a b"
 

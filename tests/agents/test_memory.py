@@ -13,6 +13,7 @@ from webagent.memory import (
     fit_memory,
     full_block,
     gist_line,
+    memories_opening,
     render_memory,
     shown_ids,
 )
@@ -39,6 +40,14 @@ def test_reopened_fragments_replace_their_gists_in_place() -> None:
     assert lines[0] == "[Part 1] (gist) nav"
     assert lines[1] == "[Part 2] (gist) long text"
     assert lines[2] == "[Part 3] (full) body" and lines[3] == "<b id=7>y</b>"
+
+
+def test_memories_opening_one_more_part_each_read_as_rendered_alone() -> None:
+    shown = FRAGMENTS[1:]  # a levelled memory's parts: indices are not positions
+    for opened in ([], [2], [1, 2]):
+        more = [2, 1]
+        expected = [render_memory(shown, GISTS, [*opened, i]) for i in more]
+        assert list(memories_opening(shown, GISTS, opened, more)) == expected
 
 
 def test_fit_memory_with_room_changes_nothing() -> None:

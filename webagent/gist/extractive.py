@@ -209,12 +209,15 @@ def _items(fragment: Fragment, words: int) -> list[str]:
     except (etree.ParserError, ValueError):
         return [_words(fragment.text, words)] if fragment.text else []
     interactive = set(fragment.interactive_ids)
+    # held while the fragment is read: lxml then makes each element's Python object once
+    # (looking up its class) rather than on every walk over it
+    elements = list(root.iter())
     headings = [_text(h) for h in root.iter(*_HEADINGS - {"label"}) if _text(h)]
     forms: list[_Control] = []
     buttons: list[_Control] = []
     selects: list[_Control] = []
     links: list[tuple[etree._Element | None, _Control]] = []
-    for el in root.iter():
+    for el in elements:
         element_id = el.get("id")
         if not isinstance(el.tag, str) or element_id is None or element_id not in interactive:
             continue
@@ -240,7 +243,7 @@ def _items(fragment: Fragment, words: int) -> list[str]:
     long_runs = [k for k, v in runs.items() if len(v) >= LINK_RUN]
     lead = " / ".join(dict.fromkeys(_words(h, 6) for h in headings[:2]))
     if not lead:  # the words around the controls: theirs are in their items already
-        named = [el for el in root.iter() if el.get("id") in interactive or _covered(el)]
+        named = [el for el in elements if el.get("id") in interactive or _covered(el)]
         text = _text_without(root, named) if named else fragment.text
         lead = _words(text, max(words // 3, 3)) if _WORD.search(text or "") else ""
     items = [lead] if lead else []
@@ -320,24 +323,30 @@ def first_counts(gist: str) -> list[str]:
 
 def label_chars(gist: str) -> int:
     """The longest label or prose item (in characters) of a gist that names controls, else 0."""
-    items = gist.split(SEPARATOR)
-    if not _names_controls(items):
-        return 0
-    return max(len(_label_parts(item)[1]) for item in items)
+    parts = _item_parts(gist)
+    return max(len(label) for _, label, _ in parts) if parts else 0
 
 
 @lru_cache(maxsize=1 << 15)
 def shorten_labels(gist: str, chars: int) -> str:
     """A gist that names controls with every label, run heading and prose item cut to
     ``chars`` characters (ids and kinds kept); any other gist as it is."""
+    parts = _item_parts(gist)
+    if parts is None:
+        return gist
+    return SEPARATOR.join(
+        head + (_shorter(label, chars) if label else label) + tail for head, label, tail in parts
+    )
+
+
+@lru_cache(maxsize=1 << 12)
+def _item_parts(gist: str) -> tuple[tuple[str, str, str], ...] | None:
+    """Each item of a gist that names controls as ``_label_parts`` reads it, else None: read
+    once per gist, whose labels a search cuts to many lengths."""
     items = gist.split(SEPARATOR)
     if not _names_controls(items):
-        return gist
-    shortened = []
-    for item in items:
-        head, label, tail = _label_parts(item)
-        shortened.append(head + (_shorter(label, chars) if label else label) + tail)
-    return SEPARATOR.join(shortened)
+        return None
+    return tuple(_label_parts(item) for item in items)
 
 
 def _cutting_items(
@@ -357,7 +366,7 @@ def _cutting_items(
 def _cut_at_items(gist: str, head: str) -> str:
     """``gist`` cut at the last item (else word) boundary within its prefix ``head``."""
     for boundary in (SEPARATOR, " "):
-        at = gist[: len(head) + len(boundary)].rfind(boundary)  # the head may end an item
+        at = gist.rfind(boundary, 0, len(head) + len(boundary))  # the head may end an item
         if at > 0:
             kept = gist[:at].rstrip(" ;|")
             return kept if kept.endswith(ELLIPSIS) else kept + ELLIPSIS
