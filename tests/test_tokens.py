@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from webagent.tokens import (
     Counting,
+    DryRun,
     TokenCounter,
     alongside,
     count_many,
@@ -21,6 +22,7 @@ from webagent.tokens import (
     last_fitting,
     round_trips,
     truncate_to_tokens,
+    truncation,
 )
 
 
@@ -181,3 +183,46 @@ def test_first_request_is_what_work_would_send_first_and_sends_nothing() -> None
     counts.many(["bb", "ccc"])
     assert first_request(counts, work) == ["never reached"]
     assert first_request(len, work) == []  # a counter that does not tell what it knows
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.text(alphabet="ab <>/=", min_size=1, max_size=2000),
+    st.integers(min_value=1, max_value=500),
+    st.integers(min_value=0, max_value=5),
+)
+def test_a_dry_run_resumed_asks_what_a_dry_run_from_the_start_asks(
+    text: str, budget: int, seed: int
+) -> None:
+    """``DryRun.missing`` after more counts are known is ``first_request`` of the same
+    procedure started again: round after round, to the end."""
+    remote = Remote(seed)
+    memo: dict[str, int] = {}
+
+    class Remembering:
+        round_trips = True
+
+        def __call__(self, t: str) -> int:
+            return self.many([t])[0]
+
+        def many(self, texts: Sequence[str]) -> list[int]:
+            memo.update((t, remote._count(t)) for t in texts if t not in memo)
+            return [memo[t] for t in texts]
+
+        def known(self, t: str) -> int | None:
+            return memo.get(t)
+
+    def search() -> Counting[str]:
+        return truncation(text, budget, speculate=True)
+
+    def work(count: TokenCounter) -> None:
+        count_one(count, search())
+
+    counter, resumed = Remembering(), DryRun(search())
+    for _ in range(60):
+        asked = resumed.missing(counter.known)
+        assert asked == first_request(counter, work)
+        if not asked:
+            break
+        counter.many(asked)  # the counts come: both go on from there
+    assert resumed.done and resumed.missing(counter.known) == []

@@ -20,6 +20,7 @@ from webagent.contracts import LookupRound
 from webagent.html.fragment import Fragment
 from webagent.levels import Section, fit_section_lines, flat_fits
 from webagent.memory import (
+    CutsAhead,
     FittedMemory,
     first_cut_counts,
     fit_memory,
@@ -191,7 +192,7 @@ def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]
     rounds: list[LookupRound] = []
     # any fragment shown may be opened: counted at once here, not in a request a round
     prefetch(query.count_tokens, [full_block(f) for f in fragments])
-    settled: set[tuple[int, str, int]] = set()  # cuts counted ahead in full (first_cut_counts)
+    cuts_ahead: CutsAhead = {}  # the cuts' dry runs (first_cut_counts)
     while len(opened) < max_pages:
         memory = fit_memory(fragments, gists, opened, query.budget_tokens, query.count_tokens)
         request = Request(
@@ -223,7 +224,7 @@ def lookup_sequential(query: LookupQuery) -> tuple[list[int], list[LookupRound]]
             query.budget_tokens,
             query.count_tokens,
             prompt=query.after,
-            then=partial(_next_fits_first, query, wanted, settled),
+            then=partial(_next_fits_first, query, wanted, cuts_ahead),
         )
         refused = fitted.edits.reopen_refused
         if refused:
@@ -268,9 +269,7 @@ def _ask_next_round(query: LookupQuery, opened: list[int]) -> None:
     prefetch(query.count_tokens, texts)
 
 
-def _next_fits_first(
-    query: LookupQuery, opened: list[int], settled: set[tuple[int, str, int]]
-) -> list[str]:
+def _next_fits_first(query: LookupQuery, opened: list[int], cuts_ahead: CutsAhead) -> list[str]:
     """What the fits after this round first count where they shorten gists (the cut probes,
     known only once counted): the next round's memory with each part it may open, and the
     act memory (``act_budget``) if the look-up ends here (``first_cut_counts``, on the
@@ -283,7 +282,7 @@ def _next_fits_first(
         shown = set(opened)
         budget = query.budget_tokens
         fits += [([*opened, f.index], budget) for f in query.fragments if f.index not in shown]
-    texts = first_cut_counts(query.fragments, query.gists, fits, query.count_tokens, settled)
+    texts = first_cut_counts(query.fragments, query.gists, fits, query.count_tokens, cuts_ahead)
     room = AHEAD_CHARS
     for n, text in enumerate(texts):
         room -= len(text)

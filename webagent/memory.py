@@ -25,8 +25,8 @@ from webagent.gist.extractive import (
 from webagent.html.fragment import Fragment
 from webagent.tokens import (
     Counting,
+    DryRun,
     TokenCounter,
-    count_many,
     estimate_tokens,
     first_request,
     may_fit,
@@ -161,25 +161,34 @@ def draft_memory(
     return _fit(fragments, gists, wanted, budget_tokens, count_tokens)
 
 
+#: a gist cut to a line budget: ``(index, gist, line_tokens)``
+Cut = tuple[int, str, int]
+#: cuts' dry runs (``first_cut_counts``), kept between the calls of one look-up
+CutsAhead = dict[Cut, DryRun[tuple[str, int]]]
+
+
 def first_cut_counts(
     fragments: Sequence[Fragment],
     gists: Sequence[str] | None,
     fits: Sequence[tuple[Sequence[int], int]],
     count_tokens: TokenCounter,
-    settled: set[tuple[int, str, int]] | None = None,
+    cuts_ahead: CutsAhead | None = None,
 ) -> list[str]:
     """What the first request of each fit ``(wanted, budget_tokens)`` of these fragments would
     ask a remote counter (``tokens.first_request``): where it shortens gists, the first probes
     of every cut, each gist's cut to each line budget found once for all the fits (fits that
     open one part more or less share most of their cuts); else what it first counts, up to
     the whole text's count (not included: that text is known only once the cuts are).
-    ``settled``: the cuts ``(index, gist, line_tokens)`` found to ask for nothing unknown (by
-    an earlier call: skipped), to which this call adds its own."""
+    ``cuts_ahead``: the cuts' dry runs, kept from an earlier call (a look-up's rounds ask for
+    many of the same cuts): each goes on from where it waited, and this call adds its own."""
+    known = getattr(count_tokens, "known", None)
+    if known is None or not round_trips(count_tokens):
+        return []
     texts: dict[str, None] = {}
-    cuts: dict[tuple[int, str, int], None] = {}
-    uncut = _uncut_costs(fragments, gists, count_tokens)
+    cuts: dict[Cut, None] = {}
+    uncut = _uncut_costs(fragments, gists, known)
 
-    def stop(wanted: Sequence[tuple[int, str, int]], count: TokenCounter) -> dict[int, Any]:
+    def stop(wanted: Sequence[Cut], count: TokenCounter) -> dict[int, Any]:
         cuts.update(dict.fromkeys(wanted))
         raise _Cut
 
@@ -194,29 +203,24 @@ def first_cut_counts(
                 _fit(fragments, gists, wanted, budget, dry, shorten=stop)
 
         texts.update(dict.fromkeys(first_request(count_tokens, lay_out)))
-    settled = set() if settled is None else settled
+    runs = {} if cuts_ahead is None else cuts_ahead
     for cut in cuts:
-        if cut in settled:
-            continue
-
-        def shorten(dry: TokenCounter, cut: tuple[int, str, int] = cut) -> None:
-            _shorten([cut], dry)
-
-        first = first_request(count_tokens, shorten)
-        if not first:
-            settled.add(cut)
-        texts.update(dict.fromkeys(first))
+        run = runs.get(cut)
+        if run is None:
+            run = runs[cut] = DryRun(_line_cut(cut, speculate=True))
+        texts.update(dict.fromkeys(run.missing(known)))
     return list(texts)
 
 
 def _uncut_costs(
-    fragments: Sequence[Fragment], gists: Sequence[str] | None, count_tokens: TokenCounter
+    fragments: Sequence[Fragment],
+    gists: Sequence[str] | None,
+    known: Callable[[str], int | None],
 ) -> Callable[[Sequence[int]], int] | None:
     """The tokens the memory opening ``wanted`` takes uncut, as ``_fit`` adds them up (every
-    block and gist line with its newline), from the counts ``count_tokens`` remembers; None
-    where one of them is not known."""
-    known = getattr(count_tokens, "known", None)
-    if known is None or gists is None:
+    block and gist line with its newline), from the counts ``known`` gives; None where one
+    of them is not known."""
+    if gists is None:
         return None
     line: dict[int, int] = {}
     for f in fragments:
@@ -312,9 +316,9 @@ def _fit(
     )
 
 
-#: how gists are cut to their line budgets: ``(index, gist, line_tokens)`` each, to the cut
-#: and its line's cost by index (``_shorten``)
-Shorten = Callable[[Sequence[tuple[int, str, int]], TokenCounter], dict[int, tuple[str, int]]]
+#: how gists are cut to their line budgets (``Cut`` each), to the cut and its line's cost by
+#: index (``_shorten``)
+Shorten = Callable[[Sequence[Cut], TokenCounter], dict[int, tuple[str, int]]]
 
 _LEFT_OUT = "[Parts "
 
@@ -440,29 +444,26 @@ def _water_level(costs: list[int], room: int, base: list[int]) -> int:
     return low
 
 
-def _shorten(
-    wanted: Sequence[tuple[int, str, int]], count: TokenCounter
-) -> dict[int, tuple[str, int]]:
+def _shorten(wanted: Sequence[Cut], count: TokenCounter) -> dict[int, tuple[str, int]]:
     """Each ``(index, gist, line_tokens)``'s gist cut to fit a line of ``line_tokens``, and
     the line's cost as ``_line_cost`` counts it (all of them counted side by side)."""
-    prefixes = count_many(count, [gist_line(i, "") for i, _, _ in wanted])
     speculate = round_trips(count)
-    shortening = [
-        _shortening(i, gist, tokens - prefix - 1, speculate)
-        for (i, gist, tokens), prefix in zip(wanted, prefixes, strict=True)
-    ]
-    return dict(zip([i for i, _, _ in wanted], run_counting(count, shortening), strict=True))
+    cuts = run_counting(count, [_line_cut(cut, speculate) for cut in wanted])
+    return dict(zip([i for i, _, _ in wanted], cuts, strict=True))
 
 
-def _shortening(
-    index: int, gist: str, max_tokens: int, speculate: bool
-) -> Counting[tuple[str, int]]:
-    def line(cut: str) -> str:
-        return gist_line(index, cut or ELLIPSIS.strip())
+def _line_cut(cut: Cut, speculate: bool) -> Counting[tuple[str, int]]:
+    """One ``_shorten`` cut as a counting procedure: the line's prefix counted first."""
+    index, gist, line_tokens = cut
 
-    cut = (yield from cutting(gist, max_tokens, speculate, line)) or ELLIPSIS.strip()
-    (tokens,) = yield [line(cut)]
-    return cut, tokens + 1
+    def line(shown: str) -> str:
+        return gist_line(index, shown or ELLIPSIS.strip())
+
+    (prefix,) = yield [gist_line(index, "")]
+    room = line_tokens - prefix - 1
+    shown = (yield from cutting(gist, room, speculate, line)) or ELLIPSIS.strip()
+    (tokens,) = yield [line(shown)]
+    return shown, tokens + 1
 
 
 def shown_ids(text: str, page_ids: Iterable[str]) -> list[str]:

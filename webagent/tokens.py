@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Generator, Sequence
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 #: a function from text to its token count under one tokenizer
 TokenCounter = Callable[[str], int]
@@ -132,6 +132,35 @@ def first_request(count_tokens: TokenCounter, work: Callable[[TokenCounter], obj
     except _Unknown:
         return dry.missing
     return []
+
+
+class DryRun(Generic[T]):
+    """A counting procedure run on the counts a counter already knows, kept where it waits
+    for one it does not. ``missing(known)`` goes on from there as far as the counts known
+    now allow and returns the texts of the request it would send next (each once; empty
+    once it has returned). A procedure's path is a function of the counts it is sent, so
+    going on is :func:`first_request` run again from the start, without the repeated work."""
+
+    def __init__(self, procedure: Counting[T]) -> None:
+        self._procedure = procedure
+        self._asked: list[str] | None = None
+        self.done = False
+
+    def missing(self, known: Callable[[str], int | None]) -> list[str]:
+        if self.done:
+            return []
+        try:
+            if self._asked is None:
+                self._asked = next(self._procedure)
+            while True:
+                counts = [known(t) for t in self._asked]
+                if None in counts:
+                    unknown = (t for t, n in zip(self._asked, counts, strict=True) if n is None)
+                    return list(dict.fromkeys(unknown))
+                self._asked = self._procedure.send(counts)  # type: ignore[arg-type]
+        except StopIteration:
+            self.done = True
+            return []
 
 
 def run_counting(count_tokens: TokenCounter, procedures: Sequence[Counting[T]]) -> list[T]:
