@@ -1,14 +1,19 @@
 """Segmentation speed against plain parsers, page by page, in the same run.
 
 For every ``*.html`` in FOLDER (default ``../shared/pages`` next to the repository) it times,
-interleaved and repeated (the minimum of ``--repeat`` runs is kept, the median is stored too):
+interleaved and repeated (the minimum of ``--repeat`` runs is kept, the median is stored too),
+each call from the same start (:func:`_equal_start`: garbage collected, and the C heap's free
+memory handed back to the system, so that no call runs on pages another one left mapped):
 
 * ``lxml``   ``lxml.html.fromstring(bytes)``: a bare parse, the floor;
 * ``bs4``    ``BeautifulSoup(bytes, "html.parser")``;
 * ``bs4lx``  ``BeautifulSoup(bytes, "lxml")``;
 * ``ours``   ``segment_html(bytes, settings)``: parse + clean + segment, split into
   ``parse`` / ``clean`` / ``segment`` stages; ``settings`` are ``SegmentSettings()`` or, with
-  ``--plan agents``, the agents' own plan for an 8K window (``pagetime.agent_plan``).
+  ``--plan agents``, the agents' own plan for an 8K window (``pagetime.agent_plan``);
+* ``lxml_left`` then ``ours_left``: the same two calls from the heap as the call before left
+  it (how this bench timed them until the equal start: ``ours`` right after ``lxml``, whose
+  freed tree leaves the heap in a state that costs the next call up to a tenth more).
 
 Prints one row per page and totals per MB; ``--out`` writes all of it as JSON; ``--profile``
 adds a cProfile of ``ours`` over all pages; ``--depth-table`` prints fragment counts at depth
@@ -22,6 +27,8 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import ctypes
+import ctypes.util
 import gc
 import json
 import os
@@ -66,23 +73,50 @@ def _since(start: tuple[float, float]) -> tuple[float, float]:
     return (wall - start[0]) * 1000, (cpu - start[1]) * 1000
 
 
-def _timed(fn: Callable[[], object]) -> tuple[float, float]:
-    _collected()
+def _timed(fn: Callable[[], object], trim: bool = True) -> tuple[float, float]:
+    _equal_start(trim)
     start = _now()
     fn()
     return _since(start)
 
 
-def _collected() -> None:
+def _trimmer() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None where the C library has none."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        trim: Callable[[int], int] = libc.malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return None
+    return trim
+
+
+_TRIM = _trimmer()
+#: how every timed call starts, as the summary states it
+START = (
+    "gc.collect() then malloc_trim(0)"
+    if _TRIM is not None
+    else "gc.collect() (no malloc_trim in this C library)"
+)
+
+
+def _equal_start(trim: bool = True) -> None:
     """Collect the garbage the runs before left (BeautifulSoup's trees are reference cycles,
     freed only by the cyclic collector), so that none of it is collected inside the next
-    timed call and charged to it; what a call's own allocations trigger still counts."""
+    timed call and charged to it (what a call's own allocations trigger still counts), then
+    hand the C heap's free memory back to the system (``malloc_trim``): every call then maps
+    the memory it uses, whatever ran before. Without it the figures depend on the order:
+    the same ``segment_html`` takes up to a tenth more CPU right after a bare lxml parse than
+    right after another ``segment_html``, and a bare lxml parse more after itself than after
+    ``segment_html`` (``lxml_left``/``ours_left``, timed with ``trim`` False, keep that
+    protocol's figure)."""
     gc.collect()
+    if trim and _TRIM is not None:
+        _TRIM(0)
 
 
 def _stages(data: bytes) -> tuple[tuple[float, float], ...]:
     """(wall ms, CPU ms) of parse, clean and segment, as segment_html runs them."""
-    _collected()
+    _equal_start()
     t0 = _now()
     root = parse_html(data)
     parse = _since(t0)
@@ -96,7 +130,7 @@ def _stages(data: bytes) -> tuple[tuple[float, float], ...]:
 
 def bench_page(path: Path, repeat: int) -> dict[str, object]:
     data = path.read_bytes()
-    keys = ("lxml", "bs4", "bs4lx", "ours", "parse", "clean", "segment")
+    keys = ("lxml", "bs4", "bs4lx", "ours", "parse", "clean", "segment", "lxml_left", "ours_left")
     runs: dict[str, list[float]] = {k: [] for k in keys}
     cpu: dict[str, list[float]] = {k: [] for k in keys}
     for _ in range(repeat):
@@ -107,6 +141,8 @@ def bench_page(path: Path, repeat: int) -> dict[str, object]:
             "bs4lx": _timed(lambda: BeautifulSoup(data, "lxml")),
         }
         timed["parse"], timed["clean"], timed["segment"] = _stages(data)
+        timed["lxml_left"] = _timed(lambda: lxml.html.fromstring(data), trim=False)
+        timed["ours_left"] = _timed(lambda: segment_html(data, SETTINGS), trim=False)
         for key, (wall, used) in timed.items():
             runs[key].append(wall)
             cpu[key].append(used)
@@ -144,6 +180,11 @@ def print_table(rows: list[dict[str, object]]) -> dict[str, float]:
         f"segment {totals['segment']:.1f}); ours/lxml {totals['ours'] / totals['lxml']:.2f}, "
         f"ours/bs4 {totals['ours'] / totals['bs4']:.2f}"
     )
+    cpu = per_mib(rows, "cpu_ms")  # type: ignore[arg-type]
+    print(
+        f"CPU ours/lxml {cpu['ours'] / cpu['lxml']:.2f} (each call from {START}); "
+        f"heap as left: {cpu['ours_left'] / cpu['lxml_left']:.2f}"
+    )
     return totals
 
 
@@ -168,10 +209,13 @@ def summary(
             ("parse", "  parse"),
             ("clean", "  clean"),
             ("segment", "  segment"),
+            ("lxml_left", "lxml.html.fromstring, heap as left"),
+            ("ours_left", "segment_html right after it, heap as left"),
         ):
+            floor = "lxml_left" if key.endswith("_left") else "lxml"
             lines.append(
                 [label, name, f"{wall[key]:.1f}", f"{cpu[key]:.1f}",
-                 f"{wall[key] / wall['lxml']:.2f}", f"{cpu[key] / cpu['lxml']:.2f}"]
+                 f"{wall[key] / wall[floor]:.2f}", f"{cpu[key] / cpu[floor]:.2f}"]
             )  # fmt: skip
     first = next(iter(runs.values()))
     mib = sum(float(r["kb"]) for r in first) / 1024
@@ -183,8 +227,12 @@ def summary(
         )
         + "\n\nCPU: `time.process_time` of this process around each call; wall: "
         "`time.perf_counter`. Each code tree runs in its own process, every page timed "
-        "interleaved with a bare `lxml.html.fromstring` of the same bytes; target: "
-        "parse + clean + segment ≤ 2.5 × lxml."
+        "interleaved with a bare `lxml.html.fromstring` of the same bytes, each call from "
+        f"the same start ({START}: no call runs on memory the one before left mapped); "
+        "target: parse + clean + segment ≤ 2.5 × lxml. The two *heap as left* rows time the "
+        "same calls without the trim, `segment_html` right after the parse, as this bench "
+        "did before: their ratio (÷ the *heap as left* lxml row) depends on what ran before "
+        "each call, by up to a tenth."
     )
     return text, data
 
@@ -343,7 +391,9 @@ def write_speed_summary(args: argparse.Namespace) -> None:
     text += f"\n\nCommand: `{command}`"
     args.summary.mkdir(parents=True, exist_ok=True)
     payload = {
-        "provenance": provenance({"repeat": args.repeat, "settings": SETTINGS.model_dump()}, {}),
+        "provenance": provenance(
+            {"repeat": args.repeat, "settings": SETTINGS.model_dump(), "start": START}, {}
+        ),
         "per_mib": data,
         "pages": runs,
     }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+from itertools import accumulate
 from pathlib import Path
 
 import pytest
@@ -15,11 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from webagent.html import clean, merge, units
+from webagent.html import clean, merge, paths, units
 from webagent.html.compiled import speedups
 from webagent.html.fragment import SegmentSettings
 from webagent.html.parse import parse_html
-from webagent.html.segment import segment_page
+from webagent.html.segment import segment_html, segment_page
 
 pytestmark = pytest.mark.skipif(
     speedups is None, reason="not compiled here (`python hatch_build.py` compiles it)"
@@ -112,11 +113,14 @@ def test_trees_with_comments_or_entities_are_left_to_the_python_walk() -> None:
     assert clean.clean_page(with_entity).html() == "<p id=n2>a</p>"
 
 
-def test_utf8_sizes_are_the_encoded_lengths(shared_dir: Path) -> None:
+def test_utf8_prefix_sums_the_encoded_lengths(shared_dir: Path) -> None:
     pieces = ["", "abc", "é", "日本", "😀x", "\x7f\x80\u07ff\u0800\uffff\U00010000", "<a id=n1>"]
     path = sorted((shared_dir / "pages").glob("*.html"))[0]
     pieces += clean.clean_page(path.read_bytes()).pieces
-    assert speedups.utf8_sizes(pieces) == [len(p.encode()) for p in pieces]
+    prefix = speedups.utf8_prefix(pieces)
+    assert prefix.typecode == "q"
+    assert list(prefix) == [0, *accumulate(len(p.encode()) for p in pieces)]
+    assert speedups.utf8_prefix([]).tolist() == [0]
 
 
 def test_visible_text_on_the_shared_pages(shared_dir: Path) -> None:
@@ -173,13 +177,49 @@ def assert_same_units(page: clean.CleanPage) -> None:
                 assert compiled == merge._merge_siblings(fitted, low, high)
 
 
+def assert_same_holders(page: clean.CleanPage) -> None:
+    """paths.holder of every subtree, of windows that start and stop anywhere, and of every
+    fragment; an empty or outside span is refused by both."""
+    size = len(page.pieces)
+    spans = [(0, size), *zip(page.p_open, page.p_end, strict=True)]
+    spans += [(n, min(size, n + width)) for width in (1, 7, 37) for n in range(0, size, 11)]
+    spans += [(f.start, f.stop) for f in units.split_units(page, 0, 6, units.Sizer(page, None))]
+    for start, stop in spans:
+        assert speedups.holder(page, start, stop) == paths._holder_python(page, start, stop)
+    for start, stop in ((0, 0), (size, size + 1), (-1, 2)):
+        with pytest.raises(ValueError, match="no pieces"):
+            speedups.holder(page, start, stop)
+        with pytest.raises(ValueError, match="no pieces"):
+            paths._holder_python(page, start, stop)
+
+
 def test_units_and_first_merge_on_the_shared_pages(shared_dir: Path) -> None:
     for path in sorted((shared_dir / "pages").glob("*.html")):
-        assert_same_units(clean.clean_page(path.read_bytes()))
+        page = clean.clean_page(path.read_bytes())
+        assert_same_units(page)
+        assert_same_holders(page)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=st.lists(html_tree(), min_size=1, max_size=4), keep_wrappers=st.booleans())
 def test_units_and_first_merge_on_random_pages(body: list[str], keep_wrappers: bool) -> None:
     html = "<html><body><p>seen</p>" + "".join(body) + "</body></html>"
-    assert_same_units(clean.clean_page(html, keep_wrappers=keep_wrappers))
+    page = clean.clean_page(html, keep_wrappers=keep_wrappers)
+    assert_same_units(page)
+    assert_same_holders(page)
+
+
+def test_the_python_twins_segment_every_shared_page_alike(
+    shared_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole page, parse to fragments, with every compiled loop and without any (as on a
+    machine where the module was not built)."""
+    pages = sorted((shared_dir / "pages").glob("*.html"))
+    datas = [path.read_bytes() for path in pages]
+    compiled = [segment_html(data, SegmentSettings(max_fragments=40)) for data in datas]
+    for module in (clean, merge, paths, units):
+        monkeypatch.setattr(module, "speedups", None)
+    for data, fast in zip(datas, compiled, strict=True):
+        assert segment_html(data, SegmentSettings(max_fragments=40)) == fast
+        pieces = clean.clean_page(data).pieces
+        assert units._utf8_prefix(pieces) == speedups.utf8_prefix(pieces)

@@ -13,6 +13,7 @@ the two on every shared page. A tree holding comments, processing instructions o
 entity references is left to the Python walk (``walk`` answers -1 before reading anything).
 """
 
+from cpython cimport array
 from cpython.ref cimport PyObject
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.unicode cimport (
@@ -28,9 +29,13 @@ from lxml.includes cimport tree
 from lxml.includes.etreepublic cimport _Element
 cimport lxml.includes.etreepublic as cetree
 
+import array as _array
+
 from webagent.tokens import ESTIMATE_TOKENS_PER_BYTE
 
 cetree.import_lxml__etree()
+
+cdef array.array _PREFIX = _array.array("q")
 
 cdef extern from *:
     const char* SPEEDUPS_SOURCE_DIGEST  # set by hatch_build.py
@@ -364,26 +369,30 @@ def walk(_Element root, bint keep_wrappers, page, tuple env, list numbered):
             w.close(c_node)
 
 
-def utf8_sizes(list pieces):
-    """The UTF-8 size of every string in ``pieces`` (units._utf8_sizes: ``len(p.encode())``),
-    counted from the code points instead of encoding each one."""
-    cdef list sizes = []
+def utf8_prefix(list pieces):
+    """``units._utf8_prefix``: the UTF-8 bytes before each piece and after the last (an
+    ``array("q")`` one longer than ``pieces``), counted from the code points instead of
+    encoding each piece, into one buffer instead of a list of ints."""
+    cdef Py_ssize_t n = len(pieces), i, j, length, total = 0
+    cdef array.array prefix = array.clone(_PREFIX, n + 1, False)
+    cdef long long* out = prefix.data.as_longlongs
     cdef str piece
-    cdef Py_ssize_t length, i, size
     cdef int kind
     cdef void* data
     cdef Py_UCS4 c
-    for piece in pieces:
+    out[0] = 0
+    for i in range(n):
+        piece = pieces[i]
         length = PyUnicode_GET_LENGTH(piece)
+        total += length
         if not PyUnicode_IS_ASCII(piece):
-            kind, data, size = PyUnicode_KIND(piece), PyUnicode_DATA(piece), length
-            for i in range(length):
-                c = PyUnicode_READ(kind, data, i)
+            kind, data = PyUnicode_KIND(piece), PyUnicode_DATA(piece)
+            for j in range(length):
+                c = PyUnicode_READ(kind, data, j)
                 if c >= 0x80:
-                    size += 1 if c < 0x800 else (2 if c < 0x10000 else 3)
-            length = size
-        sizes.append(length)
-    return sizes
+                    total += 1 if c < 0x800 else (2 if c < 0x10000 else 3)
+        out[i + 1] = total
+    return prefix
 
 
 def visible_text(list pieces, Py_ssize_t start, Py_ssize_t stop):
@@ -467,20 +476,23 @@ def split_units(page, Py_ssize_t node, Py_ssize_t split_depth, sizer, unit):
 cdef class _Sizes:
     """``Sizer.tokens`` without a Python call per unit where it estimates."""
 
-    cdef list prefix  # None where the sizer counts
+    cdef array.array prefix  # None where the sizer counts
+    cdef long long* bytes_before
     cdef object tokens
     cdef Py_ssize_t per, bytes_
 
     def __cinit__(self, sizer):
         self.tokens = sizer.tokens
         self.prefix = sizer.prefix if sizer.count_tokens is None else None
+        if self.prefix is not None:
+            self.bytes_before = self.prefix.data.as_longlongs
         self.per, self.bytes_ = ESTIMATE_TOKENS_PER_BYTE
 
     cdef object of(self, Py_ssize_t start, Py_ssize_t stop):
         cdef Py_ssize_t size
         if self.prefix is None:
             return self.tokens(start, stop)
-        size = <Py_ssize_t>self.prefix[stop] - <Py_ssize_t>self.prefix[start]
+        size = self.bytes_before[stop] - self.bytes_before[start]
         return -(-size * self.per // self.bytes_)
 
 
@@ -560,3 +572,31 @@ def merge_siblings(
     if open_group:
         groups.append(group(start, stop, tokens, forward, content, parent))
     return groups
+
+
+def holder(page, Py_ssize_t start, Py_ssize_t stop):
+    """``paths.holder`` (the element a fragment's path ends at), without a Python step per
+    ancestor climbed."""
+    cdef list pieces = page.pieces, owner = page.owner, depth = page.depth, parent = page.parent
+    cdef Py_ssize_t first = start, last = stop - 1, a, b
+    if not 0 <= start < stop <= len(pieces):
+        raise ValueError(f"no pieces [{start}, {stop}) of {len(pieces)}")
+    if start < stop:
+        while first < stop and PyUnicode_GET_LENGTH(pieces[first]) == 0:
+            first += 1
+        if first == stop:
+            first = start
+        while last >= start and PyUnicode_GET_LENGTH(pieces[last]) == 0:
+            last -= 1
+        if last < start:
+            last = stop - 1
+    a, b = owner[first], owner[last]
+    while <Py_ssize_t>depth[a] > <Py_ssize_t>depth[b]:
+        a = parent[a]
+    while <Py_ssize_t>depth[b] > <Py_ssize_t>depth[a]:
+        b = parent[b]
+    while a != b:
+        a, b = parent[a], parent[b]
+    if page.kept[a] and <Py_ssize_t>page.p_open[a] >= start and <Py_ssize_t>page.p_end[a] <= stop:
+        a = parent[a]
+    return a

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from webagent.html.clean import CleanPage
+from webagent.html.compiled import speedups
 
 # fmt: off
 _LANDMARKS = frozenset({
@@ -24,18 +25,7 @@ class PathNamer:
     def path(self, start: int, stop: int) -> str:
         """Path to the lowest element holding pieces ``[start, stop)``; that element itself is
         left out when the fragment shows its tag (it is kept and held whole)."""
-        page = self.page
-        pieces = page.pieces
-        # the first and last pieces that are not unwrapped placeholders (most often the ends)
-        first, last = start, stop - 1
-        if start < stop and not pieces[first]:
-            first = next((i for i in range(start, stop) if pieces[i]), start)
-        if start < stop and not pieces[last]:
-            last = next((i for i in range(stop - 1, start - 1, -1) if pieces[i]), stop - 1)
-        node = common_ancestor(page, page.owner[first], page.owner[last])
-        if page.kept[node] and page.p_open[node] >= start and page.p_end[node] <= stop:
-            node = page.parent[node]  # the fragment shows this element's own tag
-        shown = self._chain(node)
+        shown = self._chain(holder(self.page, start, stop))
         if len(shown) > _MAX_STEPS:
             shown = (shown[0], "…", *shown[-(_MAX_STEPS - 1) :])
         return " > ".join(shown)
@@ -71,6 +61,31 @@ def describe(page: CleanPage, node: int) -> str:
             out += f"[{key.replace('_', '-')}={value[:_MAX_NAME]}]"
             break
     return out
+
+
+def holder(page: CleanPage, start: int, stop: int) -> int:
+    """The element a path to pieces ``[start, stop)`` (not empty) ends at: the lowest one
+    holding them, or its parent when the pieces show its own tag (it is kept and held whole);
+    compiled where built (``speedups.holder``)."""
+    if speedups is not None:
+        return speedups.holder(page, start, stop)  # type: ignore[no-any-return]
+    return _holder_python(page, start, stop)
+
+
+def _holder_python(page: CleanPage, start: int, stop: int) -> int:
+    pieces = page.pieces
+    if not 0 <= start < stop <= len(pieces):
+        raise ValueError(f"no pieces [{start}, {stop}) of {len(pieces)}")
+    # the first and last pieces that are not unwrapped placeholders (most often the ends)
+    first, last = start, stop - 1
+    if start < stop and not pieces[first]:
+        first = next((i for i in range(start, stop) if pieces[i]), start)
+    if start < stop and not pieces[last]:
+        last = next((i for i in range(stop - 1, start - 1, -1) if pieces[i]), stop - 1)
+    node = common_ancestor(page, page.owner[first], page.owner[last])
+    if page.kept[node] and page.p_open[node] >= start and page.p_end[node] <= stop:
+        node = page.parent[node]  # the fragment shows this element's own tag
+    return node
 
 
 def common_ancestor(page: CleanPage, a: int, b: int) -> int:
