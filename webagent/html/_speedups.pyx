@@ -581,15 +581,14 @@ def holder(page, Py_ssize_t start, Py_ssize_t stop):
     cdef Py_ssize_t first = start, last = stop - 1, a, b
     if not 0 <= start < stop <= len(pieces):
         raise ValueError(f"no pieces [{start}, {stop}) of {len(pieces)}")
-    if start < stop:
-        while first < stop and PyUnicode_GET_LENGTH(pieces[first]) == 0:
-            first += 1
-        if first == stop:
-            first = start
-        while last >= start and PyUnicode_GET_LENGTH(pieces[last]) == 0:
+    # the first and last pieces that are not unwrapped placeholders (most often the ends)
+    while first < stop and PyUnicode_GET_LENGTH(pieces[first]) == 0:
+        first += 1
+    if first == stop:
+        first = start  # all placeholders: last stays stop - 1
+    else:
+        while PyUnicode_GET_LENGTH(pieces[last]) == 0:  # stops at first at the latest
             last -= 1
-        if last < start:
-            last = stop - 1
     a, b = owner[first], owner[last]
     while <Py_ssize_t>depth[a] > <Py_ssize_t>depth[b]:
         a = parent[a]

@@ -78,9 +78,9 @@ def _holder_python(page: CleanPage, start: int, stop: int) -> int:
         raise ValueError(f"no pieces [{start}, {stop}) of {len(pieces)}")
     # the first and last pieces that are not unwrapped placeholders (most often the ends)
     first, last = start, stop - 1
-    if start < stop and not pieces[first]:
+    if not pieces[first]:
         first = next((i for i in range(start, stop) if pieces[i]), start)
-    if start < stop and not pieces[last]:
+    if not pieces[last]:
         last = next((i for i in range(stop - 1, start - 1, -1) if pieces[i]), stop - 1)
     node = common_ancestor(page, page.owner[first], page.owner[last])
     if page.kept[node] and page.p_open[node] >= start and page.p_end[node] <= stop:

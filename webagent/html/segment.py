@@ -93,12 +93,12 @@ def segment_page(
     if ahead is not None and round_trips(counter):
         uncounted = [(html, 0) for html in htmls]
         prefetch(counter, ahead(_fragments(page, namer, groups, uncounted, kept=kept, cap=cap)))
-    rendered = _rendered_all(htmls, counter, cap, whole)
+    rendered, page_tokens = _rendered_all(htmls, counter, cap, whole)
     fragments = _fragments(page, namer, groups, rendered, kept=kept, cap=cap)
     result = SegmentedPage(
         fragments=fragments,
         element_ids=kept.ids,
-        page_tokens=counter(whole),
+        page_tokens=page_tokens,
         raw_bytes=raw_bytes,
         depth=settings.depth,
         settings=settings.model_dump(),
@@ -178,11 +178,11 @@ def _rendered(page: CleanPage, group: Group, counter: TokenCounter, cap: int) ->
 
 def _rendered_all(
     htmls: list[str], counter: TokenCounter, cap: int, whole: str
-) -> list[tuple[str, int]]:
-    """:func:`_rendered` of every group's html, counted together (with the whole page's
-    html, which is counted next), in two ``count_many`` calls at most."""
+) -> tuple[list[tuple[str, int]], int]:
+    """:func:`_rendered` of every group's html, and the tokens of the whole page's html,
+    counted together in two ``count_many`` calls at most."""
     htmls = list(htmls)  # the caller's list stays as it was
-    counts = count_many(counter, [*htmls, whole])[: len(htmls)]
+    *counts, whole_tokens = count_many(counter, [*htmls, whole])
     cut = [
         n
         for n, (html, tokens) in enumerate(zip(htmls, counts, strict=True))
@@ -191,7 +191,7 @@ def _rendered_all(
     shorter = [_TRAILING_CLOSE.sub("", htmls[n]) for n in cut]
     for n, html, tokens in zip(cut, shorter, count_many(counter, shorter), strict=True):
         htmls[n], counts[n] = html, tokens
-    return list(zip(htmls, counts, strict=True))
+    return list(zip(htmls, counts, strict=True)), whole_tokens
 
 
 def _judge(result: SegmentedPage, settings: SegmentSettings) -> SegmentedPage:
