@@ -13,7 +13,7 @@ memory handed back to the system, so that no call runs on pages another one left
   ``--plan agents``, the agents' own plan for an 8K window (``pagetime.agent_plan``);
 * ``lxml_left`` then ``ours_left``: the same two calls from the heap as the call before left
   it (how this bench timed them until the equal start: ``ours`` right after ``lxml``, whose
-  freed tree leaves the heap in a state that costs the next call up to a tenth more).
+  freed tree leaves the heap in a state that makes the next call dearer).
 
 Prints one row per page and totals per MB; ``--out`` writes all of it as JSON; ``--profile``
 adds a cProfile of ``ours`` over all pages; ``--depth-table`` prints fragment counts at depth
@@ -105,8 +105,8 @@ def _equal_start(trim: bool = True) -> None:
     timed call and charged to it (what a call's own allocations trigger still counts), then
     hand the C heap's free memory back to the system (``malloc_trim``): every call then maps
     the memory it uses, whatever ran before. Without it the figures depend on the order:
-    the same ``segment_html`` takes up to a tenth more CPU right after a bare lxml parse than
-    right after another ``segment_html``, and a bare lxml parse more after itself than after
+    the same ``segment_html`` takes more CPU right after a bare lxml parse than right after
+    another ``segment_html``, and a bare lxml parse more after itself than after
     ``segment_html`` (``lxml_left``/``ours_left``, timed with ``trim`` False, keep that
     protocol's figure)."""
     gc.collect()
@@ -232,7 +232,7 @@ def summary(
         "target: parse + clean + segment ≤ 2.5 × lxml. The two *heap as left* rows time the "
         "same calls without the trim, `segment_html` right after the parse, as this bench "
         "did before: their ratio (÷ the *heap as left* lxml row) depends on what ran before "
-        "each call, by up to a tenth."
+        "each call."
     )
     return text, data
 

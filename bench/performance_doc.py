@@ -230,16 +230,11 @@ def _act_wall(d: dict[str, Any]) -> str:
 def _page_speed(d: dict[str, Any]) -> str:
     ours, base = (d["per_mib"][k]["cpu_ms_per_mib"] for k in d["per_mib"])
     baseline = list(d["per_mib"])[1]
-    start = d["provenance"]["settings"].get("start")
-    text = (
+    return (
         f"**Speed** (`page_speed`): parse + clean + segment costs "
         f"{ours['ours'] / ours['lxml']:.2f}× the CPU time of a bare `lxml.html.fromstring` of "
-        f"the same bytes ({baseline}: {base['ours'] / base['lxml']:.2f}×)"
-    )
-    if start is None or "ours_left" not in ours:
-        return text + "."
-    return (
-        f"{text}, every call from the same start ({start}); "
+        f"the same bytes ({baseline}: {base['ours'] / base['lxml']:.2f}×), every call from the "
+        f"same start ({d['provenance']['settings']['start']}); "
         f"{ours['ours_left'] / ours['lxml_left']:.2f}× ({baseline}: "
         f"{base['ours_left'] / base['lxml_left']:.2f}×) from the heap the parse before it "
         "left."

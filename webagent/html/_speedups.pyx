@@ -575,8 +575,8 @@ def merge_siblings(
 
 
 def holder(page, Py_ssize_t start, Py_ssize_t stop):
-    """``paths.holder`` (the element a fragment's path ends at), without a Python step per
-    ancestor climbed."""
+    """``paths._holder_python``: the element a fragment's path ends at, without a Python step
+    per ancestor climbed."""
     cdef list pieces = page.pieces, owner = page.owner, depth = page.depth, parent = page.parent
     cdef Py_ssize_t first = start, last = stop - 1, a, b
     if not 0 <= start < stop <= len(pieces):
