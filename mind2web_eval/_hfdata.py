@@ -2,7 +2,8 @@
 
 Parquet files are streamed (``streaming=True``), ``save_to_disk`` folders are memory-mapped,
 so neither is loaded whole. A hub name is tried only when asked for (``hf:NAME[:SPLIT]``);
-with no network it fails with a clear :class:`DatasetError`.
+with no network it fails with a clear :class:`DatasetError`. Image columns (Multimodal-Mind2Web's
+``screenshot``) are read undecoded, as ``{bytes, path}``: nothing here needs PIL.
 """
 
 from __future__ import annotations
@@ -33,8 +34,17 @@ def is_saved_dataset(folder: Path) -> bool:
 
 
 def _rows(name: str, rows: Any) -> Iterator[RawRecord]:
-    for index, row in enumerate(rows):
+    for index, row in enumerate(_undecoded(rows)):
         yield name, index, dict(row)
+
+
+def _undecoded(data: Any) -> Any:
+    """``data`` (a Dataset or an IterableDataset) with its image columns left as stored."""
+    image = _datasets().Image
+    for name, feature in (getattr(data, "features", None) or {}).items():
+        if isinstance(feature, image) and feature.decode:
+            data = data.cast_column(name, image(decode=False))
+    return data
 
 
 def iter_parquet(path: Path) -> Iterator[RawRecord]:
@@ -61,12 +71,17 @@ def iter_saved(folder: Path) -> Iterator[RawRecord]:
         yield from _rows(str(folder), loaded)
 
 
+def load_hub(name: str, split: str) -> Any:
+    """The hub's ``name`` (``OWNER/NAME``), one split, streamed: the only call that may
+    reach the network."""
+    return _datasets().load_dataset(name, split=split, streaming=True)
+
+
 def iter_hub(spec: str) -> Iterator[RawRecord]:
     """``OWNER/NAME[:SPLIT]`` from the Hugging Face hub, streamed."""
-    datasets = _datasets()
     name, _, split = spec.partition(":")
     try:
-        stream = datasets.load_dataset(name, split=split or "train", streaming=True)
+        stream = load_hub(name, split or "train")
         yield from _rows(f"hf:{name}:{split or 'train'}", stream)
     except (OSError, ValueError, ConnectionError) as exc:
         raise DatasetError(

@@ -54,12 +54,17 @@ An exception inside the agent stops the run with its traceback (status 1) unless
 --record-agent-errors is given."""
 
 
+DATA_HELP = (
+    "Mind2Web data: a folder, JSON(L), parquet (a file or a folder of shards), a save_to_disk "
+    "folder, or hf:OWNER/NAME:SPLIT (e.g. hf:osunlp/Multimodal-Mind2Web:test_task)"
+)
 _EVAL_DEFAULTS = EvalSection()
 #: argparse ``dest`` -> field of the config's ``eval`` section
 EVAL_FLAGS = (
     "data",
     "limit",
     "strict",
+    "screenshots",
     "max_errors",
     "max_consecutive_failures",
     "record_agent_errors",
@@ -118,7 +123,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Score predictions (one JSON object per line: annotation_id, action_uid, "
         "element_id, op, value) against a Mind2Web dataset with the official formulas.",
     )
-    score.add_argument("--data", required=True, help="Mind2Web data: folder, JSON(L), parquet")
+    score.add_argument("--data", required=True, help=DATA_HELP)
     score.add_argument("--predictions", required=True, type=Path, help="predictions JSONL")
     score.add_argument("--json", action="store_true", help="print the full report as JSON")
     add_scoring_arguments(score)
@@ -133,9 +138,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         epilog=EVAL_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ev.add_argument(
-        "--data", help="Mind2Web data: folder, JSON(L), parquet (or the --config's data)"
-    )
+    ev.add_argument("--data", help=DATA_HELP + " (or the --config's data)")
     ev.add_argument("--out", required=True, type=Path, help="run folder (created; resumable)")
     ev.add_argument("--limit", type=int, help="first N tasks only")
     ev.add_argument(
@@ -144,6 +147,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help="any record of the data that cannot be loaded is an error (exit 2) instead of "
         "being named with the results and left out",
+    )
+    ev.add_argument(
+        "--screenshots",
+        type=Path,
+        metavar="DIR",
+        help="Multimodal-Mind2Web's screenshots: written, never decoded, to "
+        "DIR/<annotation_id>/<action_uid>.<png|jpg...>, each step keeping its path (default: "
+        "left out)",
     )
     ev.add_argument("--max-errors", type=int, help="stop after N model/page/agent errors")
     ev.add_argument("--report-steps", type=int, help="steps in the HTML (300)")
@@ -232,6 +243,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
         out=args.out,
         limit=section.limit,
         strict=section.strict,
+        screenshots=section.screenshots.resolve() if section.screenshots else None,
         workers=config.model.concurrency,
         max_errors=section.max_errors,
         max_consecutive_failures=section.max_consecutive_failures or None,

@@ -6,7 +6,11 @@ Accepted sources (a file or a folder, searched recursively, files in sorted orde
 * JSON Lines: one task per line, or one step per line (MindAct's flattened step schema,
   grouped back into tasks by ``annotation_id``; repeated lines of one step are read once);
 * Hugging Face copies: parquet files, or a ``save_to_disk`` folder, read through ``datasets``;
-  ``hf:OWNER/NAME[:SPLIT]`` reads from the hub (only when it is reachable).
+  ``hf:OWNER/NAME[:SPLIT]`` reads from the hub (only when it is reachable). Multimodal-Mind2Web
+  (``hf:osunlp/Multimodal-Mind2Web:test_task``, the test splits with their HTML) has one row
+  a step: its rows are grouped into tasks like step lines, its JSON-string fields decoded and
+  its steps put in task order (:mod:`mind2web_eval.records`); its ``screenshot`` is never
+  decoded, and is left out or kept as a file (:mod:`mind2web_eval.screenshots`).
 
 A broken record becomes a :class:`LoadIssue` naming the file, the line (JSON Lines) or the
 task, and the field, and the rest of the data still loads; every bad record is named in the
@@ -30,6 +34,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 from mind2web_eval import _hfdata
 from mind2web_eval._jsonstream import iter_json_items
 from mind2web_eval.records import SPLITS, LoadIssue, Task
+from mind2web_eval.screenshots import keep_screenshot
 from webagent.errors import DatasetError
 
 _DATA_SUFFIXES = (".json", ".jsonl", ".ndjson", ".parquet")
@@ -39,6 +44,12 @@ NOTES_NAMED = 20
 #: bad records an error names
 ERROR_NAMED = 3
 RawRecord = tuple[str, int, Any]  # (file, index in file, decoded record)
+#: left out of the content hash: where the data sits, where a screenshot was written, and the
+#: step's place in the task (its gold history says it) so that forms without one hash alike
+_NOT_CONTENT: dict[str, Any] = {
+    "split": True,
+    "actions": {"__all__": {"screenshot", "target_action_index"}},
+}
 
 
 class DatasetSummary(BaseModel):
@@ -55,6 +66,9 @@ class DatasetSummary(BaseModel):
     steps_with_empty_pos_candidates: int = 0
     pos_candidates_without_rank: int = 0
     duplicate_step_lines: int = 0
+    tasks_apart: int = Field(
+        default=0, description="tasks whose step rows are not together in the data"
+    )
     sha256: str = ""
     _digests: list[str] = PrivateAttr(default_factory=list)
 
@@ -67,7 +81,7 @@ class DatasetSummary(BaseModel):
             self.steps_without_neg_candidates += step.neg_candidates is None
             self.steps_with_empty_pos_candidates += not step.pos_candidates
             self.pos_candidates_without_rank += sum(c.rank is None for c in step.pos_candidates)
-        blob = task.model_dump_json(exclude={"split"}).encode()
+        blob = task.model_dump_json(exclude=_NOT_CONTENT).encode()
         self._digests.append(hashlib.sha256(blob).hexdigest())
 
     def finish(self) -> None:
@@ -98,6 +112,12 @@ class DatasetSummary(BaseModel):
         ):
             if count:
                 notes.append(f"{count} of {self.steps} steps {what}")
+        if self.tasks_apart:
+            notes.append(
+                f"{self.tasks_apart} task(s) have step rows apart from the rest of their task: "
+                "each run of rows is loaded as a task (steps score the same; task counts and "
+                "task SR count the runs apart)"
+            )
         if self.pos_candidates_without_rank:
             notes.append(
                 f"{self.pos_candidates_without_rank} positive candidates carry no ranker rank "
@@ -107,7 +127,11 @@ class DatasetSummary(BaseModel):
 
 
 def split_of(path: str) -> str:
-    """The Mind2Web split named by a folder or a file-name prefix, else ''."""
+    """The Mind2Web split named by a hub name (``hf:NAME:SPLIT``), a folder or a file-name
+    prefix, else ''."""
+    if path.startswith("hf:"):
+        named = path.rpartition(":")[2]
+        return named if named in SPLITS else ""
     parts = Path(path).parts
     for part in reversed(parts[:-1]):
         if part in SPLITS:
@@ -190,6 +214,7 @@ def _issues_from(exc: ValidationError, file: str, task: str, index: int) -> list
     for error in exc.errors()[:_MAX_ISSUES_PER_RECORD]:
         field = ".".join(str(part) for part in error["loc"]) or "(record)"
         message = "missing" if error["type"] == "missing" else error["msg"]
+        message = message.removeprefix("Value error, ")  # a validator's own words
         found.append(
             LoadIssue(
                 file=file, task=task, field=field, message=message, line=_line_of(file, index)
@@ -217,11 +242,14 @@ def _validate(
 
 
 class _StepGrouper:
-    """Turns consecutive step-per-line records of one task back into a task record."""
+    """Turns consecutive step-per-line records of one task back into a task record (data too
+    large to hold is read in one pass: a task whose rows are apart is counted, not joined)."""
 
     def __init__(self) -> None:
         self.pending: RawRecord | None = None
         self.duplicates = 0
+        self.grouped: set[str] = set()
+        self.apart = 0
 
     def add(self, record: dict[str, Any], file: str, index: int) -> RawRecord | None:
         """Add a step; returns the previous task's record when this step starts a new one."""
@@ -242,6 +270,10 @@ class _StepGrouper:
 
     def flush(self) -> RawRecord | None:
         done, self.pending = self.pending, None
+        if done is not None:
+            task = str(done[2].get("annotation_id"))
+            self.apart += task in self.grouped
+            self.grouped.add(task)
         return done
 
 
@@ -255,21 +287,25 @@ def iter_tasks(
     limit: int | None = None,
     *,
     strict: bool = False,
+    screenshots: Path | None = None,
 ) -> Iterator[Task]:
     """Tasks of ``source`` in file order, lazily; problems go to ``summary.issues``.
+    Screenshots are left out, or written to the ``screenshots`` folder and kept by path.
 
     Once the data is read: no usable task at all is a :class:`DatasetError`, and so is any
     bad record under ``strict`` (each names the first bad records)."""
     summary = summary if summary is not None else DatasetSummary(source=str(source))
     issues = summary.issues
     grouper = _StepGrouper()
-    tasks = _iter_validated(iter_raw_records(source, issues), grouper, summary)
+    records = iter_raw_records(source, issues)
+    tasks = _iter_validated(records, grouper, summary, screenshots)
     for emitted, task in enumerate(tasks, start=1):
         summary.add(task)
         yield task
         if limit is not None and emitted >= limit:
             break
     summary.duplicate_step_lines = grouper.duplicates
+    summary.tasks_apart = grouper.apart
     summary.finish()
     check_usable(summary, strict)
 
@@ -296,13 +332,16 @@ def check_usable(summary: DatasetSummary, strict: bool = False) -> None:
 
 
 def _iter_validated(
-    records: Iterable[RawRecord], grouper: _StepGrouper, summary: DatasetSummary
+    records: Iterable[RawRecord],
+    grouper: _StepGrouper,
+    summary: DatasetSummary,
+    screenshots: Path | None,
 ) -> Iterator[Task]:
     issues = summary.issues
-    for file, index, record in records:
+    for file, index, read in records:
         if file not in summary.files:
             summary.files.append(file)
-        if not isinstance(record, dict):
+        if not isinstance(read, dict):
             issues.append(
                 LoadIssue(
                     file=file,
@@ -313,6 +352,7 @@ def _iter_validated(
                 )
             )
             continue
+        record = keep_screenshot(read, screenshots)
         if _is_step_record(record):
             done = grouper.add(record, file, index)
             if done is not None and (task := _validate(done[2], done[0], done[1], issues)):
@@ -338,9 +378,13 @@ def _iter_validated(
 
 
 def load_tasks(
-    source: str | Path, limit: int | None = None, *, strict: bool = False
+    source: str | Path,
+    limit: int | None = None,
+    *,
+    strict: bool = False,
+    screenshots: Path | None = None,
 ) -> tuple[list[Task], DatasetSummary]:
     """All tasks in memory (small data and tests); big data should use :func:`iter_tasks`."""
     summary = DatasetSummary(source=str(source))
-    tasks = list(iter_tasks(source, summary, limit=limit, strict=strict))
+    tasks = list(iter_tasks(source, summary, limit=limit, strict=strict, screenshots=screenshots))
     return tasks, summary

@@ -4,6 +4,12 @@ The models accept every form in circulation: the raw release and the Hugging Fac
 (candidate ``attributes`` as a JSON string, ids as strings or numbers), files with MindAct's
 ranker output (``rank``/``score``), and files without ``raw_html``, ``cleaned_html`` or
 ``neg_candidates``. Unknown extra fields (``choice``, ``bbox``...) are ignored.
+
+Multimodal-Mind2Web (the public test splits with their HTML) has one row a step: its
+``operation`` and each candidate are JSON strings, ``target_action_index`` (a string) is the
+step's place in the task and ``action_reprs`` is the whole task's, with some steps left out
+of the data. Its rows, grouped into a task, are put in task order, each step with the gold
+history ``action_reprs[:target_action_index]`` (:meth:`Task._in_task_order`).
 """
 
 from __future__ import annotations
@@ -22,6 +28,18 @@ def _id_as_text(value: Any) -> Any:
 
 
 ElementId = Annotated[str, BeforeValidator(_id_as_text)]
+
+
+def _from_json_text(value: Any) -> Any:
+    """A field that Multimodal-Mind2Web writes as a JSON string (``operation``, each
+    candidate), decoded; any other value as it is."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON: {exc}") from exc
+
 
 SCHEMA_VERSION = 2  # 2: step attempts (attempt, pending, stopped_by)
 SPLITS = ("train", "test_task", "test_website", "test_domain")
@@ -74,19 +92,31 @@ class Operation(BaseModel):
         return "" if value is None else value
 
 
+JsonOperation = Annotated[Operation, BeforeValidator(_from_json_text)]
+JsonCandidate = Annotated[Candidate, BeforeValidator(_from_json_text)]
+
+
 class Step(BaseModel):
     """One action of a task (``actions[i]``) with its page and candidates."""
 
     model_config = ConfigDict(extra="ignore")
 
     action_uid: str
-    operation: Operation
-    pos_candidates: list[Candidate] = Field(default_factory=list)
-    neg_candidates: list[Candidate] | None = None
+    operation: JsonOperation
+    pos_candidates: list[JsonCandidate] = Field(default_factory=list)
+    neg_candidates: list[JsonCandidate] | None = None
     cleaned_html: str | None = None
     raw_html: str | None = None
     previous_actions: list[str] | None = Field(
         default=None, description="only in step-per-line (MindAct flattened) files"
+    )
+    target_action_index: int | None = Field(
+        default=None,
+        ge=0,
+        description="Multimodal-Mind2Web: the step's place in the whole task's action_reprs",
+    )
+    screenshot: str | None = Field(
+        default=None, description="the step's screenshot file, when kept (eval --screenshots)"
     )
 
     @field_validator("pos_candidates", mode="before")
@@ -111,6 +141,8 @@ class Task(BaseModel):
 
     @model_validator(mode="after")
     def _reprs_match_actions(self) -> Task:
+        if any(step.target_action_index is not None for step in self.actions):
+            self._in_task_order()
         if self.action_reprs and len(self.action_reprs) != len(self.actions):
             raise ValueError(
                 f"action_reprs has {len(self.action_reprs)} entries but actions has "
@@ -119,6 +151,42 @@ class Task(BaseModel):
         if not self.action_reprs and any(s.previous_actions is None for s in self.actions):
             raise ValueError("action_reprs is missing (needed for the gold history)")
         return self
+
+    def _in_task_order(self) -> None:
+        """Multimodal-Mind2Web's rows of this task: the steps sorted by
+        ``target_action_index``, each given its gold history ``action_reprs[:i]``, and
+        ``action_reprs`` (the whole task's, steps left out of the data included) cut to the
+        steps that are here, one each, as in every other form."""
+        whole = self.action_reprs
+        if not whole:
+            raise ValueError("action_reprs is missing (needed for the gold history)")
+        placed: dict[int, Step] = {}
+        for number, step in enumerate(self.actions):
+            at = step.target_action_index
+            if at is None:
+                raise ValueError(f"actions.{number}.target_action_index is missing")
+            if at >= len(whole):
+                raise ValueError(
+                    f"target_action_index {at} of step {step.action_uid} is past the task's "
+                    f"{len(whole)} action_reprs"
+                )
+            other = placed.setdefault(at, step)
+            if other.action_uid != step.action_uid:
+                raise ValueError(
+                    f"steps {other.action_uid} and {step.action_uid} both have "
+                    f"target_action_index {at}"
+                )
+        in_order = sorted(placed.items())
+        self.actions = [step for _, step in in_order]
+        for at, step in in_order:
+            if step.previous_actions is None:
+                step.previous_actions = whole[:at]
+        self.action_reprs = [whole[at] for at, _ in in_order]
+
+    def place_of(self, index: int) -> int:
+        """Step ``index``'s place in the whole task (Multimodal-Mind2Web leaves some out)."""
+        at = self.actions[index].target_action_index
+        return index if at is None else at
 
     def previous_actions(self, index: int) -> list[str]:
         """The gold history of step ``index``: ``action_reprs[:index]``."""

@@ -69,6 +69,9 @@ class EvalSettings(BaseModel):
     out: Path
     limit: int | None = Field(default=None, ge=1, description="first N tasks of the data")
     strict: bool = Field(default=False, description="any bad record of the data is an error")
+    screenshots: Path | None = Field(
+        default=None, description="keep the data's screenshots as files here (else left out)"
+    )
     workers: int = Field(default=1, ge=1, description="steps in flight at once")
     max_errors: int | None = Field(
         default=None, ge=1, description="stop after this many model/page/agent errors"
@@ -293,7 +296,13 @@ def run_eval(
             progress.add(old, fresh=False)
     summary = DatasetSummary(source=settings.data)
     gold: list[GoldStep] = []
-    tasks = iter_tasks(settings.data, summary, limit=settings.limit, strict=settings.strict)
+    tasks = iter_tasks(
+        settings.data,
+        summary,
+        limit=settings.limit,
+        strict=settings.strict,
+        screenshots=settings.screenshots,
+    )
     session = manifest.sessions[-1]
     try:
         status, stopped_by = _execute(settings, subject, _jobs(tasks, store, gold), store, progress)

@@ -80,7 +80,7 @@ def run_step(
     return StepRecord(
         annotation_id=task.annotation_id,
         action_uid=gold.action_uid,
-        step_index=index,
+        step_index=task.place_of(index),
         task=task.confirmed_task,
         previous_actions=task.previous_actions(index),
         gold=gold,

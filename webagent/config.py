@@ -62,6 +62,11 @@ class EvalSection(_Section):
     strict: bool = Field(
         default=False, description="any record of the data that cannot be loaded is an error"
     )
+    screenshots: Path | None = Field(
+        default=None,
+        description="Multimodal-Mind2Web's screenshots: written here, each step keeping its "
+        "path (never decoded); None = left out",
+    )
     max_errors: int | None = Field(default=None, ge=1, description="stop after N run errors")
     max_consecutive_failures: int = Field(
         default=5, ge=0, description="circuit breaker: end the run after N model failures in a row"

@@ -17,6 +17,7 @@ from webagent.tokens import prefetch, truncate_to_tokens
 class RawHtmlAgent(PageAgent):
     shows_gists = False
     chooses_fragments = False  # it keeps the page's beginning: no look-up to recall
+    no_ids_why = "the beginning of the page that fits the budget holds none"
 
     def build_memory(self, ctx: StepContext) -> Memory:
         fragments = ctx.page.fragments
@@ -38,6 +39,7 @@ class RawHtmlAgent(PageAgent):
 
 class RetrievalAgent(PageAgent):
     shows_gists = False
+    no_ids_why = "the retrieved fragments hold none"
 
     def build_memory(self, ctx: StepContext) -> Memory:
         retriever = build_retriever(self.settings.retriever)

@@ -4,7 +4,9 @@ Mind2Web evaluation): multiple choice over candidate elements.
 1. **Candidate pool**: the ranker scores the data carries (``Observation.candidates``: ``rank``
    / ``score`` on positive and negative candidates in circulating copies), best first, top
    :data:`POOL_SIZE` (50); else the page's interactive elements ranked by BM25 (or embeddings,
-   ``--retriever``) against task + last 3 actions. Comparable scores need the matching filter:
+   ``--retriever``) against task + last 3 actions. An element is named by its
+   ``backend_node_id``, else (a saved page has none) by the id the cleaner gives it, ``n<k>``
+   in document order, as every other agent names it. Comparable scores need the matching filter:
    ``--score-top-k 50`` (only positives with rank < 50 count), which :data:`PROTOCOL_NOTE`
    states and the sweep prints.
 2. **Rounds**: the pool is split into groups of :data:`GROUP_SIZE` (5) options plus "None of
@@ -28,6 +30,7 @@ from webagent.agents.ungisted import UngistedAgent
 from webagent.answers import json_object
 from webagent.contracts import Action, Observation, Op, StepTrace
 from webagent.errors import ModelError, OutputParseError
+from webagent.html.clean import number_elements
 from webagent.html.fragment import Fragment
 from webagent.html.parse import parse_html
 from webagent.model.base import Message, Request
@@ -73,7 +76,10 @@ def groups(pool: Sequence[str], size: int = GROUP_SIZE) -> list[list[str]]:
 
 # --- the page around the candidates ----------------------------------------------------------
 def elements_by_id(root: etree._Element) -> dict[str, etree._Element]:
-    """Elements of a parsed page by ``backend_node_id``."""
+    """Elements of a parsed page by the id the cleaner gives each (``backend_node_id``, else
+    ``n<k>``: :func:`number_elements` writes it on the element, for the options and the
+    pruned DOM to show)."""
+    number_elements(root)
     return {i: e for e in root.iter() if (i := e.get(ID_ATTRIBUTE)) is not None}
 
 

@@ -76,6 +76,8 @@ class Memory:
 class PageAgent(Agent):
     #: whether the act prompt shows gists (a budget too small for gists is then an error)
     shows_gists: bool = True
+    #: why an act prompt of this agent may show no element id (the step's error then says it)
+    no_ids_why: str = "no fragment open, no id in gists"
 
     def __init__(
         self, settings: AgentSettings, model: Model, gist_cache: GistCache | None = None
@@ -187,8 +189,8 @@ class PageAgent(Agent):
         trace.shown_element_ids = shown
         trace.prompt_tokens = self.model.count_message_tokens(messages)
         if not trace.shown_element_ids:
-            # nothing reopened and no gist names an id: no answer could be valid
-            trace.error = "the act prompt shows no element id (no fragment open, no id in gists)"
+            # nothing of the page the prompt shows names an id: no answer could be valid
+            trace.error = f"the act prompt shows no element id ({self.no_ids_why})"
             trace.error_class = "no_ids_shown"
             return
         t0 = time.perf_counter()

@@ -13,6 +13,11 @@ can be set beside Table 10:
 
 The page is still segmented (with wrappers kept, so that every id of the page is valid), but
 only for the diagnostics: which fragments hold the gold, and which of them were kept.
+
+A page whose elements carry no ``backend_node_id`` (a saved page) is not Mind2Web's
+``cleaned_html``: shown as given it would name no element (and its beginning is mostly
+``<head>``), so the step ends at once with one line that says what the agent needs and that
+``raw-html`` is the agent for such a page (:data:`NEEDS_IDS`).
 """
 
 from __future__ import annotations
@@ -21,10 +26,18 @@ import re
 
 from webagent.agents.pipeline import Memory, StepContext
 from webagent.agents.ungisted import UngistedAgent
+from webagent.contracts import Observation, StepTrace
 from webagent.memory import shown_ids
+from webagent.model.calls import CallLog
 from webagent.tokens import truncate_to_tokens
 
 _ID_ATTRIBUTE = re.compile(r"\bbackend_node_id=")
+#: the step's error on a page without ids
+NEEDS_IDS = (
+    "raw-html-paper reads Mind2Web's cleaned_html, whose elements carry backend_node_id, "
+    "and this page has none; use --agent raw-html, which cleans any page and names its "
+    "elements n1, n2, ..."
+)
 
 
 def paper_page_text(html: str) -> str:
@@ -36,6 +49,13 @@ class PaperRawHtmlAgent(UngistedAgent):
     """``raw-html-paper``: Mind2Web's ``cleaned_html`` as given, cut to the budget."""
 
     chooses_fragments = False  # it keeps the page's beginning: no look-up to recall
+    no_ids_why = "the beginning of the page that fits the budget holds none"
+
+    def _step(self, observation: Observation, trace: StepTrace, log: CallLog) -> None:
+        if _ID_ATTRIBUTE.search(observation.html) is None:
+            trace.error, trace.error_class = NEEDS_IDS, "no_ids_shown"
+            return
+        super()._step(observation, trace, log)
 
     def build_memory(self, ctx: StepContext) -> Memory:
         whole = paper_page_text(ctx.observation.html)

@@ -120,10 +120,16 @@ def with_ids(html: bytes | str) -> str:
     own ``backend_node_id``, else ``n<k>``), so that a copy of the page rewritten elsewhere
     (rendered in a browser, which drops hidden elements and adds implied ones) keeps them."""
     root = parse_html(html)
+    number_elements(root)
+    return etree.tostring(root, encoding="unicode", method="html")
+
+
+def number_elements(root: etree._Element) -> None:
+    """Write on every element of a parsed page without a ``backend_node_id`` the id
+    :func:`clean_page` gives it, ``n<k>`` (``k`` its place in document order)."""
     for ordinal, el in enumerate(root.iter(), start=1):  # the walk's order and count
         if isinstance(el.tag, str) and not el.get(rules.ID_ATTR):
             el.set(rules.ID_ATTR, f"n{ordinal}")
-    return etree.tostring(root, encoding="unicode", method="html")
 
 
 def _without_comments(root: etree._Element) -> etree._Element:
