@@ -1,16 +1,8 @@
-"""Every registered agent as a BrowserGym agent: MiniWoB++, WebArena, WorkArena, AssistantBench.
+"""Moved to :mod:`live_runner.browsergym` (BrowserGym is a live environment, beside the
+others); ``webagent.browsergym`` and its modules keep working until 0.3."""
 
-A commands-layer package, like :mod:`live_runner`: it composes the agents and reuses the live
-runner's traces, viewer and Mind2Web export. Importing it imports no browser library and no
-BrowserGym; those load only when an agent or an episode is made
-(``pip install 'readagent-web[browsergym]'``). Entry points:
+import sys
 
-* :class:`webagent.browsergym.agent.BrowserGymAgent` — any :class:`webagent.contracts.Agent` as
-  a BrowserGym ``Agent`` (``obs_preprocessor``, ``get_action``, ``action_set``).
-* :class:`webagent.browsergym.agent_args.WebAgentArgs` — BrowserGym's/AgentLab's
-  ``AbstractAgentArgs`` for it, built from a :class:`webagent.config.RunConfig`.
-* :func:`webagent.browsergym.runner.run_episodes` — episodes of BrowserGym tasks, traced like
-  ``webagent run``; CLI ``webagent browsergym``.
-* :func:`webagent.browsergym.observation.page_from_obs` and
-  :func:`webagent.browsergym.actions.to_browsergym` — the pure translations in both directions.
-"""
+from webagent._moved import alias
+
+sys.modules[__name__] = alias(__name__)

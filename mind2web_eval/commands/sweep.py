@@ -13,19 +13,19 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mind2web_eval.batching import (
-    BatchRounds,
-    add_batch_arguments,
-    check_batch_arguments,
-    with_batch_dir,
-)
-from mind2web_eval.cli import (
+from mind2web_eval.commands.common import (
     EXIT_ABORTED,
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
     add_scoring_arguments,
     eval_values,
     scoring_settings,
+)
+from webagent.cli.batch import (
+    BatchRounds,
+    add_batch_arguments,
+    check_batch_arguments,
+    with_batch_dir,
 )
 from webagent.cli.options import add_agent_arguments, add_config_arguments, add_model_arguments
 from webagent.errors import ConfigError
