@@ -36,18 +36,18 @@ LAYERS: dict[str, int] = {
     "webagent.html": 1,
     "webagent.model": 1,
     "webagent.gist": 2,
-    "webagent.memory": 3,
-    "webagent.levels": 3,
-    "webagent.lookup": 3,
-    "webagent.retrieval": 3,
-    "webagent.act": 4,
+    "webagent.method": 3,
+    "webagent.method.memory": 3,
+    "webagent.method.levels": 3,
+    "webagent.method.lookup": 3,
+    "webagent.method.retrieval": 3,
+    "webagent.method.act": 4,
     "webagent.agents": 5,
     "webagent.config": 6,
     "webagent.build": 6,
     "webagent": 7,
     "webagent.cli": 8,
     "webagent.__main__": 8,
-    "webagent.browsergym": 8,  # the old name of live_runner.browsergym (webagent._moved)
     "mind2web_eval": 9,
     "live_runner": 9,
 }
@@ -179,8 +179,10 @@ def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
     assert found == [("webagent.agents.registry", 1, False)]
     assert LAYERS[owner("webagent.agents.registry")] > LAYERS[owner("webagent.html.segment")]
     lazy = tmp_path / "lazy.py"
-    lazy.write_text("def f():\n    from webagent.act import predict_action\n", encoding="utf-8")
-    assert list(imports(lazy)) == [("webagent.act", 2, True)]
+    lazy.write_text(
+        "def f():\n    from webagent.method.act import predict_action\n", encoding="utf-8"
+    )
+    assert list(imports(lazy)) == [("webagent.method.act", 2, True)]
 
 
 def imports_by_name(path: Path) -> Iterator[int]:

@@ -15,7 +15,7 @@ import pytest
 from webagent import retrieval
 from webagent.contracts import Observation
 from webagent.html.fragment import Fragment
-from webagent.retrieval import (
+from webagent.method.retrieval import (
     TOP_TEXTS,
     BM25Retriever,
     EmbeddingRetriever,

@@ -20,13 +20,13 @@ pytest.importorskip("browsergym.miniwob", reason="pip install 'readagent-web[bro
 pytest.importorskip("miniwob", reason="pip install 'readagent-web[browsergym]'")
 
 from live.agents import ScriptedAgent
-from live_runner.browsergym.environment import miniwob_pages_url, run_browsergym
 
 from browsergym_agent.policy import NAME, miniwob_oracle
 from live_runner.browsergym.agent_args import WebAgentArgs
+from live_runner.browsergym.environment import miniwob_pages_url, run_browsergym
 from live_runner.browsergym.settings import BrowserGymSettings
-from live_runner.settings import BrowserSettings
 from live_runner.export import write_export
+from live_runner.settings import BrowserSettings
 from live_runner.trace import read_manifest, read_steps
 from webagent.agents.registry import AgentSettings, build_agent
 from webagent.build import OpenAgent
@@ -202,7 +202,7 @@ def test_an_episode_that_cannot_start_is_an_error_row(
     assert "| browsergym/miniwob.no-such-task | 1 | 0.00 | 0.000 | 0.0 | 1 | 0 |" in (
         tmp_path / "table.md"
     ).read_text("utf-8")
-    with pytest.raises(ConfigError, match="no BrowserGym benchmark 'nosuchbench'.*miniwob"):
+    with pytest.raises(ConfigError, match=r"no BrowserGym benchmark 'nosuchbench'.*miniwob"):
         run_browsergym(
             settings.model_copy(update={"tasks": ("browsergym/nosuchbench.x",)}), ScriptedAgent([])
         )

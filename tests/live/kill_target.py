@@ -8,11 +8,10 @@ import sys
 import time
 from pathlib import Path
 
-from live_runner.tab import run_task
-
 from live.agents import ScriptedAgent, click
 from live.conftest import browser_settings
 from live_runner.settings import LimitSettings, RunSettings
+from live_runner.tab import run_task
 from webagent.contracts import Action, Observation
 
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from live_runner.commands.common import parse_seeds
-from live_runner.episode import to_live_action
 from lxml import html as lxml_html
 from pydantic import ValidationError
 
 from live_runner.actions import ActionOutcome, ElementLabel, FailureKind, LiveAction, LiveOp
+from live_runner.commands.common import parse_seeds
+from live_runner.episode import to_live_action
 from live_runner.errors import LiveRunnerError
-from live_runner.safety import SecretStore
 from live_runner.records import EpisodeResult
+from live_runner.safety import SecretStore
 from live_runner.trace import RunTracer, StepRecord, read_steps
 from live_runner.viewer import render_report
 from webagent.contracts import Action, ModelCall, Op, StepTrace

@@ -13,16 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from live_runner.episode import EndReason
-from live_runner.tab import run_task
 from lxml import html as lxml_html
 
 from live.agents import ScriptedAgent, click, select, type_into
 from live.conftest import browser_settings
 from live.pages import PageServer
+from live_runner.episode import EndReason
 from live_runner.export import export_run, write_export
 from live_runner.safety import SecretStore
 from live_runner.settings import LimitSettings, RunSettings
+from live_runner.tab import run_task
 from live_runner.trace import read_manifest, read_steps
 from mind2web_eval.data import load_tasks
 from webagent.contracts import Action, Observation, Op

@@ -21,7 +21,7 @@ import re
 
 from webagent.agents.pipeline import Memory, StepContext
 from webagent.agents.ungisted import UngistedAgent
-from webagent.memory import shown_ids
+from webagent.method.memory import shown_ids
 from webagent.tokens import truncate_to_tokens
 
 _ID_ATTRIBUTE = re.compile(r"\bbackend_node_id=")

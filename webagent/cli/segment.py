@@ -20,7 +20,7 @@ from webagent.errors import ConfigError
 from webagent.html.fragment import SegmentedPage, SegmentSettings
 from webagent.html.parse import decode_html
 from webagent.html.segment import segment_html
-from webagent.levels import Section
+from webagent.method.levels import Section
 from webagent.model.client import Model
 from webagent.model.factory import build_model
 
