@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from webagent import retrieval
+from webagent.method import retrieval
 from webagent.contracts import Observation
 from webagent.html.fragment import Fragment
 from webagent.method.retrieval import (
