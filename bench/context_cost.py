@@ -33,14 +33,14 @@ from benchkit import (
 from context_tables import summary_tables
 from scripted_model import POLICY, Script, scripted_model
 
-from webagent.act import act_messages
 from webagent.agents import pipeline
 from webagent.agents.registry import AgentSettings, build_agent
 from webagent.contracts import Observation
 from webagent.gist.cache import GistCache
 from webagent.html.fragment import SegmentedPage, SegmentSettings
 from webagent.html.segment import segment_html
-from webagent.memory import shown_ids
+from webagent.method.act import act_messages
+from webagent.method.memory import shown_ids
 
 # row label -> (agent, stop ReadAgent-S at the gold fragment?)
 AGENTS: dict[str, tuple[str, bool]] = {

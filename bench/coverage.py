@@ -55,9 +55,8 @@ from webagent.html import rules
 from webagent.html.fragment import SegmentedPage, SegmentSettings
 from webagent.html.parse import parse_html
 from webagent.html.segment import segment_html
-from webagent.lookup import LookupQuery, lookup_parallel
-from webagent.model.calls import CallLog
-from webagent.retrieval import (
+from webagent.method.lookup import LookupQuery, lookup_parallel
+from webagent.method.retrieval import (
     CHUNK_STRIDE,
     CHUNK_WORDS,
     TOP_TEXTS,
@@ -68,6 +67,7 @@ from webagent.retrieval import (
     MultilingualRetriever,
     Retriever,
 )
+from webagent.model.calls import CallLog
 from webagent.tokens import estimate_tokens, truncate_to_tokens
 
 HELDOUT_SPECS = REPO / "bench" / "data" / "heldout_intent_specs.jsonl"

@@ -43,7 +43,7 @@ from webagent.contracts import Observation
 from webagent.gist.batch import GistView
 from webagent.gist.gister import build_gister
 from webagent.html.segment import segment_html
-from webagent.memory import shown_ids
+from webagent.method.memory import shown_ids
 from webagent.model.calls import CallLog
 
 #: how the page is gisted: the gist batch (None: the default) and what the gister reads

@@ -44,7 +44,7 @@ from benchkit import (
 
 from webagent.agents.registry import AgentSettings, build_agent
 from webagent.contracts import Observation, StepTrace
-from webagent.levels import gist_words
+from webagent.method.levels import gist_words
 from webagent.provenance import git_revision
 
 sys.path.insert(0, str(REPO / "tests" / "agents"))

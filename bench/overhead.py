@@ -37,7 +37,7 @@ from server_load import llama_server
 
 from webagent.agents.registry import AgentSettings, build_agent
 from webagent.contracts import Observation
-from webagent.memory import SHOWN_ID
+from webagent.method.memory import SHOWN_ID
 from webagent.model import server_extras
 from webagent.model.base import Backend, Completion, Request
 from webagent.model.client import Model

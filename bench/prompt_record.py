@@ -35,7 +35,7 @@ from typing import Any
 from webagent.agents.registry import AgentSettings, agent_names, build_agent
 from webagent.contracts import Observation
 from webagent.gist.batch import split_parts
-from webagent.memory import SHOWN_ID
+from webagent.method.memory import SHOWN_ID
 from webagent.model.base import Request
 from webagent.model.client import Model
 from webagent.model.scripted import ScriptedBackend

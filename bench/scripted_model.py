@@ -18,11 +18,11 @@ from webagent.gist.batch import GistView, fragment_view, split_parts
 from webagent.gist.extractive import extractive_gist
 from webagent.html.fragment import Fragment, SegmentedPage
 from webagent.html.reading import numbered_view
-from webagent.memory import SHOWN_ID, shown_ids
+from webagent.method.memory import SHOWN_ID, shown_ids
+from webagent.method.retrieval import BM25Retriever, RetrievalQuery
 from webagent.model.base import Request
 from webagent.model.client import Model
 from webagent.model.scripted import ScriptedBackend
-from webagent.retrieval import BM25Retriever, RetrievalQuery
 from webagent.tokens import truncate_to_tokens
 
 POLICY = {

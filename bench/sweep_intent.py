@@ -36,7 +36,7 @@ from mind2web_eval.sweep.run import run_sweep
 from mind2web_eval.sweep.spec import build_spec
 from webagent.agents.registry import build_agent
 from webagent.config import RunConfig, build_config
-from webagent.memory import SHOWN_ID
+from webagent.method.memory import SHOWN_ID
 from webagent.model.base import Request
 from webagent.model.client import Model
 from webagent.model.retry import RetryPolicy

@@ -7,6 +7,10 @@ only when a session is opened. Public entry points:
   ``backendNodeId`` values as ``backend_node_id`` attributes.
 * :class:`live_runner.executor.Executor` — perform a :class:`live_runner.actions.LiveAction`
   and report an :class:`live_runner.actions.ActionOutcome`, never raising for page failures.
-* :func:`live_runner.loop.run_task` — the observe → agent → act loop with limits and traces.
-* :func:`live_runner.miniwob.run_suite` — MiniWoB++ episodes with any agent.
+* :mod:`live_runner.episode` — the one observe → agent → act loop, with limits and traces,
+  for every environment: a browser tab (:func:`live_runner.tab.run_task`), MiniWoB++
+  (:func:`live_runner.miniwob.run_miniwob`), BrowserGym
+  (:func:`live_runner.browsergym.environment.run_browsergym`); tasks × seeds by
+  :mod:`live_runner.suite`.
+* :mod:`live_runner.commands` — ``webagent run | miniwob | browsergym | live-export``.
 """

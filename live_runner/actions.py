@@ -139,6 +139,18 @@ class ActionOutcome(BaseModel):
         return line + (f" ({'; '.join(notes)})" if notes else "")
 
 
+def no_action(why: str, url: str) -> ActionOutcome:
+    """The outcome of a step without a valid action: nothing was done on the page."""
+    return ActionOutcome(
+        action=None,
+        ok=False,
+        failure=FailureKind.INVALID_ACTION,
+        message=why,
+        url_before=url,
+        url_after=url,
+    )
+
+
 def _action_text(action: LiveAction, label: ElementLabel | None) -> str:
     target = label.render() if label is not None else f"[element]  id={action.element_id}"
     op = action.op

@@ -11,7 +11,8 @@ from live_runner.actions import ActionOutcome, LiveAction
 from webagent.contracts import StepTrace
 from webagent.provenance import now
 
-TRACE_SCHEMA_VERSION = 1
+#: 2: one EpisodeResult for every environment (was RunSummary and two EpisodeResults)
+TRACE_SCHEMA_VERSION = 2
 
 
 class StepRecord(BaseModel):
@@ -33,14 +34,32 @@ class StepRecord(BaseModel):
     episode: dict[str, Any] = Field(default_factory=dict, description="e.g. MiniWoB reward")
 
 
-class RunSummary(BaseModel):
+class EpisodeResult(BaseModel):
+    """How one episode ended: ``summary.json`` of its run folder, a line of a suite's
+    ``episodes.jsonl``, and what ``webagent run --json`` prints. Every live environment
+    (a browser tab, MiniWoB++, BrowserGym) ends its episodes in this one record."""
+
     schema_version: int = TRACE_SCHEMA_VERSION
-    status: str = Field(description="stopped, max_steps, max_seconds, max_tokens, done, ...")
-    detail: str = ""
-    steps: int
+    status: str = Field(
+        description="stopped (the agent's STOP), done or truncated (the environment ended it), "
+        "max_steps, max_seconds, max_tokens, error, interrupted, or pending (a model answer "
+        "is still to come: the episode runs again from its seed)"
+    )
+    detail: str = Field(default="", description="what went wrong, for error and pending")
+    steps: int = 0
     final_answer: str | None = None
-    elapsed_s: float
+    elapsed_s: float = 0.0
     input_tokens: int = 0
     output_tokens: int = 0
+    reward: float = Field(default=0.0, description="the environment's reward (0 without one)")
+    success: bool | None = Field(
+        default=None, description="the environment's verdict; None where it gives none"
+    )
+    episode: dict[str, Any] = Field(
+        default_factory=dict, description="the environment's own figures (raw reward, ...)"
+    )
+    task: str = Field(default="", description="the environment's task id, in a suite")
+    seed: int | None = None
+    goal: str = Field(default="", description="the instruction the agent was given")
+    run_dir: str = Field(default="", description="the episode's run folder, in a suite")
     finished_at: str = Field(default_factory=now)
-    episode: dict[str, Any] = Field(default_factory=dict)

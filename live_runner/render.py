@@ -166,9 +166,15 @@ class PageRenderer:
         return rendered
 
 
+def open_renderer(browser_path: Path | None = None) -> PageRenderer:
+    """A renderer of saved pages, not started yet: the ``webagent.renderers`` entry point
+    ``chromium`` that ``--render`` uses (:mod:`webagent.cli.render`)."""
+    return PageRenderer(render_settings(browser_path))
+
+
 def render_saved_page(
     html: bytes | str, name: str = "page", browser_path: Path | None = None
 ) -> str:
     """One saved page, rendered offline (see the module doc); a browser started for it."""
-    with PageRenderer(render_settings(browser_path)) as renderer:
+    with open_renderer(browser_path) as renderer:
         return renderer.render(html, name)

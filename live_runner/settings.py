@@ -106,20 +106,25 @@ class RunSettings(_Settings):
         return value
 
 
-class MiniWobSettings(_Settings):
-    """Which MiniWoB++ tasks and seeds to run, and how long an episode may take."""
+class SuiteSettings(_Settings):
+    """Tasks × seeds of a benchmark, each episode once, and where their results go."""
 
     tasks: tuple[str, ...] = Field(min_length=1)
     seeds: tuple[int, ...] = Field(min_length=1)
     out_dir: Path
-    max_steps: int = Field(default=5, ge=1)
+    max_steps: int = Field(default=5, ge=1, description="per episode")
+    browser: BrowserSettings = BrowserSettings()
+
+
+class MiniWobSettings(SuiteSettings):
+    """MiniWoB++ in a browser: task names like ``click-button``."""
+
     episode_max_seconds: float = Field(
         default=60.0, gt=0, description="MiniWoB's own episode clock (core.EPISODE_MAX_TIME)"
     )
     html_root: Path | None = Field(
         default=None, description="folder of the task pages; None = the miniwob package's"
     )
-    browser: BrowserSettings = BrowserSettings()
 
     @field_validator("tasks")
     @classmethod

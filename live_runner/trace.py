@@ -24,7 +24,7 @@ from typing import Any
 
 from live_runner.errors import LiveRunnerError
 from live_runner.observe import PageSnapshot
-from live_runner.records import TRACE_SCHEMA_VERSION, RunSummary, StepRecord
+from live_runner.records import TRACE_SCHEMA_VERSION, EpisodeResult, StepRecord
 from live_runner.safety import SecretStore
 from live_runner.viewer import render_report
 from webagent.atomic import write_text_atomic
@@ -44,7 +44,7 @@ class RunTracer:
         self.secrets = secrets or SecretStore()
         self._manifest: dict[str, Any] = {}
         self._steps: list[StepRecord] = []
-        self._summary: RunSummary | None = None
+        self._summary: EpisodeResult | None = None
 
     def start(self, manifest: dict[str, Any]) -> None:
         self.out_dir.mkdir(parents=True, exist_ok=True)
@@ -74,7 +74,7 @@ class RunTracer:
         self._steps.append(StepRecord.model_validate(data))
         self._write_report()
 
-    def finish(self, summary: RunSummary) -> None:
+    def finish(self, summary: EpisodeResult) -> None:
         self._summary = summary
         data = self.secrets.redact_data(summary.model_dump(mode="json"))
         write_text_atomic(

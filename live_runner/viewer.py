@@ -15,7 +15,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from live_runner.records import RunSummary, StepRecord
+from live_runner.records import EpisodeResult, StepRecord
 from webagent.templating import render
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -23,13 +23,17 @@ CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'"
 _MAX_TEXT = 4000
 
 
-def _summary_rows(summary: RunSummary) -> list[tuple[str, object]]:
+def _summary_rows(summary: EpisodeResult) -> list[tuple[str, object]]:
     rows: list[tuple[str, object]] = [
         ("ended", f"{summary.status} {summary.detail}".strip()),
         ("final answer", summary.final_answer or ""),
         ("time", f"{summary.elapsed_s:.1f} s"),
         ("tokens", f"{summary.input_tokens} in / {summary.output_tokens} out"),
     ]
+    if summary.success is not None:
+        rows.append(
+            ("reward", f"{summary.reward:g} ({'success' if summary.success else 'failure'})")
+        )
     rows.extend(summary.episode.items())
     return rows
 
@@ -53,7 +57,7 @@ def _step(record: StepRecord) -> dict[str, Any]:
 
 
 def render_report(
-    manifest: dict[str, Any], steps: Sequence[StepRecord], summary: RunSummary | None
+    manifest: dict[str, Any], steps: Sequence[StepRecord], summary: EpisodeResult | None
 ) -> str:
     task = str(manifest.get("task", ""))
     facts: list[tuple[str, object]] = [

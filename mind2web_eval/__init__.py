@@ -11,5 +11,6 @@ Modules (imported on use; importing this package loads nothing heavy):
   ``webagent eval``: bounded concurrency, an append-only result store, run manifests;
 * :mod:`mind2web_eval.diagnostics` — look-up recall, error classes, tokens, latency;
 * :mod:`mind2web_eval.report` — terminal tables, ``results.json``, the HTML report, compare;
-* :mod:`mind2web_eval.cli` — ``webagent score | eval | compare | demo``.
+* :mod:`mind2web_eval.commands` — ``webagent score | eval | compare | demo | sweep``, one
+  module a verb.
 """

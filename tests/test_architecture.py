@@ -23,6 +23,8 @@ PACKAGES = ("webagent", "mind2web_eval", "live_runner")
 #: module prefix -> layer; the longest matching prefix wins
 LAYERS: dict[str, int] = {
     "webagent.errors": 0,
+    "webagent.plugins": 0,
+    "webagent._moved": 0,
     "webagent.contracts": 0,
     "webagent.tokens": 0,
     "webagent.answers": 0,
@@ -34,27 +36,29 @@ LAYERS: dict[str, int] = {
     "webagent.html": 1,
     "webagent.model": 1,
     "webagent.gist": 2,
-    "webagent.memory": 3,
-    "webagent.levels": 3,
-    "webagent.lookup": 3,
-    "webagent.retrieval": 3,
-    "webagent.act": 4,
+    "webagent.method": 3,
+    "webagent.method.memory": 3,
+    "webagent.method.levels": 3,
+    "webagent.method.lookup": 3,
+    "webagent.method.retrieval": 3,
+    "webagent.method.act": 4,
     "webagent.agents": 5,
     "webagent.config": 6,
     "webagent.build": 6,
     "webagent": 7,
     "webagent.cli": 8,
     "webagent.__main__": 8,
-    "mind2web_eval": 8,
-    "live_runner": 8,
-    "webagent.browsergym": 8,
+    "mind2web_eval": 9,
+    "live_runner": 9,
 }
 #: same layer, but neither may import the other
 PEERS = (
     ("webagent.html", "webagent.model"),
     ("mind2web_eval", "live_runner"),
-    ("mind2web_eval", "webagent.browsergym"),
 )
+#: the only modules that import by a module-name string: they read registries
+REGISTRIES = ("webagent.plugins", "webagent._moved")
+_BY_NAME = ("import_module", "__import__")
 
 
 def module_name(path: Path) -> str:
@@ -175,5 +179,42 @@ def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
     assert found == [("webagent.agents.registry", 1, False)]
     assert LAYERS[owner("webagent.agents.registry")] > LAYERS[owner("webagent.html.segment")]
     lazy = tmp_path / "lazy.py"
-    lazy.write_text("def f():\n    from webagent.act import predict_action\n", encoding="utf-8")
-    assert list(imports(lazy)) == [("webagent.act", 2, True)]
+    lazy.write_text(
+        "def f():\n    from webagent.method.act import predict_action\n", encoding="utf-8"
+    )
+    assert list(imports(lazy)) == [("webagent.method.act", 2, True)]
+
+
+def imports_by_name(path: Path) -> Iterator[int]:
+    """Lines of ``path`` that import a module named by a string."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            called = node.func
+            name = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
+            if name in _BY_NAME:
+                yield node.lineno
+
+
+def test_no_import_by_module_name_outside_the_registries() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for name, path in MODULES.items()
+        if name not in REGISTRIES
+        for line in imports_by_name(path)
+    ]
+    assert found == [], "imports by module-name string (use an entry point):\n" + "\n".join(found)
+
+
+def test_the_library_imports_no_environment(tmp_path: Path) -> None:
+    """The checker sees a lazy import of the live runner inside the library, and a string one."""
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import importlib\n"
+        "def f():\n"
+        "    from live_runner.render import open_renderer\n"
+        "    return importlib.import_module('mind2web_eval.data')\n",
+        encoding="utf-8",
+    )
+    assert list(imports(bad)) == [("live_runner.render", 3, True)]
+    assert LAYERS[owner("live_runner.render")] > LAYERS[owner("webagent.cli.render")]
+    assert list(imports_by_name(bad)) == [4]

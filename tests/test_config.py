@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mind2web_eval.demo import samples_path
+from mind2web_eval.commands.demo import samples_path
 from webagent.agents.pipeline import PageAgent
 from webagent.agents.registry import agent_names, agent_spec, build_agent
 from webagent.cli import main

@@ -3,12 +3,16 @@ only on purpose, models and caches are context managers, and the README example 
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import webagent
+from webagent._moved import MOVED, new_name
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,3 +119,31 @@ def test_readme_example_runs_as_written(
     assert isinstance(trace, webagent.StepTrace)
     assert trace.agent == "readagent-p" and trace.n_fragments >= 1
     assert (tmp_path / ".cache" / "gists.sqlite").is_file()
+
+
+@pytest.fixture(autouse=True)
+def _old_names_not_imported_yet() -> Iterator[None]:
+    """Each test imports the old names afresh (a name imported once is not warned again)."""
+
+    def forget() -> None:
+        for name in [m for m in sys.modules if new_name(m) is not None]:
+            del sys.modules[name]
+
+    forget()
+    yield
+    forget()
+
+
+@pytest.mark.parametrize("old", sorted(MOVED))
+def test_a_moved_module_still_imports_under_its_old_name_for_one_release(old: str) -> None:
+    new = new_name(old)
+    assert new is not None
+    with pytest.warns(DeprecationWarning, match=f"{old} moved to {new}"):
+        module = importlib.import_module(old)
+    assert module is importlib.import_module(new)
+
+
+def test_a_moved_package_s_submodules_are_its_new_modules() -> None:
+    with pytest.warns(DeprecationWarning):
+        old = importlib.import_module("webagent.browsergym.settings")
+    assert old is importlib.import_module("live_runner.browsergym.settings")

@@ -11,6 +11,7 @@ The public API. A library user needs nothing deeper::
 ``__all__`` is pinned by ``tests/test_public_api.py``.
 """
 
+from webagent import _moved
 from webagent.agents.registry import AgentSpec, agent_names, build_agent, register_agent
 from webagent.agents.settings import AgentSettings
 from webagent.build import OpenAgent, open_agent
@@ -45,6 +46,8 @@ from webagent.model.factory import build_model
 from webagent.model.settings import ModelSettings
 
 __version__ = "0.1.0"
+
+_moved.install()  # old module names (webagent.act, webagent.browsergym, ...) until 0.3
 
 __all__ = [
     "Action",

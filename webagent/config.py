@@ -283,7 +283,8 @@ def build_config(values: Values) -> RunConfig:
 
 
 def parse_assignment(text: str) -> tuple[str, str, Any]:
-    """``section.field=value`` (value in TOML syntax, or a bare string) for ``--set``."""
+    """``section.field=value`` (value in TOML syntax, or a bare string) for ``--set``; a
+    deeper key (``model.options.name=value``) gives the field a table: ``{"name": value}``."""
     key, sep, raw = text.partition("=")
     section, dot, field = key.strip().partition(".")
     if not sep or not dot or section not in SECTIONS or not field:
@@ -296,4 +297,7 @@ def parse_assignment(text: str) -> tuple[str, str, Any]:
         value: Any = tomllib.loads(f"v = {raw.strip()}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw.strip()
+    field, _, deeper = field.partition(".")
+    for name in reversed(deeper.split(".") if deeper else []):
+        value = {name: value}
     return section, field, value

@@ -139,7 +139,7 @@ def _gists(record: StepRecord) -> list[dict[str, str]]:
 
 
 def _sections(record: StepRecord) -> list[dict[str, str]]:
-    """The levels of the page memory (webagent/levels.py), top first, the opened marked."""
+    """The levels of the page memory (webagent/method/levels.py), top first, the opened marked."""
     trace = record.trace
     if trace is None:
         return []

@@ -1,4 +1,4 @@
-"""Levels of the page memory (webagent/levels.py): pages too long to gist flat get sections.
+"""Levels of the page memory (webagent/method/levels.py): pages too long to gist flat get sections.
 
 Scripted model; the embedded model's run is in tests/integration (``webagent act``)."""
 
@@ -17,9 +17,9 @@ from big_page import big_page
 from webagent.agents.registry import AgentSettings, build_agent
 from webagent.contracts import LookupRound, Observation, StepTrace
 from webagent.html.fragment import Fragment
-from webagent.levels import _WORD, build_sections, cut_words, gist_words, walk
-from webagent.lookup import LookupQuery, lookup_sequential
-from webagent.memory import gist_line
+from webagent.method.levels import _WORD, build_sections, cut_words, gist_words, walk
+from webagent.method.lookup import LookupQuery, lookup_sequential
+from webagent.method.memory import gist_line
 from webagent.model.base import Request
 from webagent.model.calls import CallLog
 from webagent.model.client import Model

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from webagent.agents.context import format_previous
 from webagent.gist.extractive import MIN_LABEL_CHARS, shorten_labels
 from webagent.html.fragment import Fragment
-from webagent.memory import (
+from webagent.method.memory import (
     draft_memory,
     first_cut_counts,
     fit_memory,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from webagent.act import parse_action
 from webagent.contracts import Op
 from webagent.errors import OutputParseError
-from webagent.lookup import parse_lookup_answer
+from webagent.method.act import parse_action
+from webagent.method.lookup import parse_lookup_answer
 
 
 @pytest.mark.parametrize(

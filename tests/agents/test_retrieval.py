@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from webagent import retrieval
 from webagent.contracts import Observation
 from webagent.html.fragment import Fragment
-from webagent.retrieval import (
+from webagent.method import retrieval
+from webagent.method.retrieval import (
     TOP_TEXTS,
     BM25Retriever,
     EmbeddingRetriever,

@@ -13,7 +13,7 @@ import pytest
 from webagent.agents.settings import AgentSettings
 from webagent.html import rules
 from webagent.html.fragment import Fragment
-from webagent.retrieval import (
+from webagent.method.retrieval import (
     RETRIEVERS,
     BM25Retriever,
     EmbeddingRetriever,

@@ -22,12 +22,13 @@ pytest.importorskip("miniwob", reason="pip install 'readagent-web[browsergym]'")
 from live.agents import ScriptedAgent
 
 from browsergym_agent.policy import NAME, miniwob_oracle
+from live_runner.browsergym.agent_args import WebAgentArgs
+from live_runner.browsergym.environment import miniwob_pages_url, run_browsergym
+from live_runner.browsergym.settings import BrowserGymSettings
 from live_runner.export import write_export
+from live_runner.settings import BrowserSettings
 from live_runner.trace import read_manifest, read_steps
 from webagent.agents.registry import AgentSettings, build_agent
-from webagent.browsergym.agent_args import WebAgentArgs
-from webagent.browsergym.runner import miniwob_pages_url, run_episodes
-from webagent.browsergym.settings import BrowserGymSettings
 from webagent.build import OpenAgent
 from webagent.cli import main
 from webagent.errors import ConfigError
@@ -49,7 +50,7 @@ def chromium() -> Iterator[Path | None]:
     import browsergym.core as bgym_core
     from playwright.sync_api import Error as PlaywrightError
 
-    from webagent.browsergym.browser import browsergym_playwright
+    from live_runner.browsergym.browser import browsergym_playwright
 
     with browsergym_playwright(None) as executable:
         try:
@@ -67,12 +68,16 @@ def test_a_scripted_oracle_earns_reward_1(
     chromium: Path | None, tmp_path: Path, agent: str, options: dict[str, object]
 ) -> None:
     settings = BrowserGymSettings(
-        tasks=TASKS, seeds=(1,), out_dir=tmp_path, max_steps=4, browser_path=chromium
+        tasks=TASKS,
+        seeds=(1,),
+        out_dir=tmp_path,
+        max_steps=4,
+        browser=BrowserSettings(executable_path=chromium),
     )
     model = Model(miniwob_oracle(), sleep=lambda _s: None)
     built = build_agent(AgentSettings(agent=agent, **options), model)  # type: ignore[arg-type]
     manifest = {"agent": {"agent": agent}, "model": {"backend": NAME}}
-    report = run_episodes(settings, built, agent_manifest=manifest)
+    report = run_browsergym(settings, built, agent_manifest=manifest)
 
     assert [(e.task, e.reward, e.status) for e in report.episodes] == [
         (task, 1.0, "done") for task in TASKS
@@ -84,7 +89,7 @@ def test_a_scripted_oracle_earns_reward_1(
         assert read_manifest(run_dir)["kind"] == "browsergym-episode"
         assert read_manifest(run_dir)["model"] == {"backend": NAME}
         summary = json.loads((run_dir / "summary.json").read_text("utf-8"))
-        assert summary["status"] == "done" and summary["episode"]["reward"] == 1.0
+        assert summary["status"] == "done" and summary["reward"] == 1.0 and summary["success"]
         assert "report.html" in {p.name for p in run_dir.iterdir()}
         for step in read_steps(run_dir):
             assert step.outcome.ok and step.agent is not None
@@ -98,7 +103,7 @@ def test_a_scripted_oracle_earns_reward_1(
     assert write_export(run_dirs, out) == 4  # every step is a Mind2Web action
     assert len(out.read_text("utf-8").splitlines()) == 3
 
-    again = run_episodes(settings, ScriptedAgent([]), agent_manifest=manifest)
+    again = run_browsergym(settings, ScriptedAgent([]), agent_manifest=manifest)
     assert again.episodes == report.episodes  # finished episodes are not run again
 
 
@@ -121,8 +126,10 @@ def test_the_embedded_model_from_the_command_line(
     (episode,) = report["episodes"]
     assert episode["status"] in ("done", "max_steps") and 1 <= episode["steps"] <= 2
     assert episode["reward"] in (0.0, 1.0)  # near chance: the plumbing, not the agent
-    row = f"| browsergym/miniwob.click-test | 0 | {episode['reward']:g} | {episode['steps']} |"
-    assert row in printed and "miniwob.click-test.seed-0/report.html" in printed
+    row = (
+        f"| browsergym/miniwob.click-test | 1 | {episode['reward']:.2f} | {episode['reward']:.3f} |"
+    )
+    assert row in printed and episode["run_dir"] == "miniwob.click-test/seed-0"
     steps = read_steps(tmp_path / episode["run_dir"])
     assert len(steps) == episode["steps"] and steps[0].agent is not None
     assert steps[0].agent.calls and steps[0].tokens["input"] > 0
@@ -159,7 +166,7 @@ def test_browsergym_s_own_experiment_loop_runs_the_agent(
     """``ExpArgs`` (what AgentLab builds on) with the agent's ``AbstractAgentArgs``."""
     from browsergym.experiments.loop import EnvArgs, ExpArgs, get_exp_result
 
-    from webagent.browsergym.browser import browsergym_playwright
+    from live_runner.browsergym.browser import browsergym_playwright
 
     args = OracleArgs(config={"agent": {"agent": "raw-html"}}, use_environment=False)
     assert args.agent_name == "webagent-raw-html"
@@ -183,14 +190,19 @@ def test_an_episode_that_cannot_start_is_an_error_row(
     chromium: Path | None, tmp_path: Path
 ) -> None:
     settings = BrowserGymSettings(
-        tasks=("miniwob.no-such-task",), seeds=(0,), out_dir=tmp_path, browser_path=chromium
+        tasks=("miniwob.no-such-task",),
+        seeds=(0,),
+        out_dir=tmp_path,
+        browser=BrowserSettings(executable_path=chromium),
     )
-    report = run_episodes(settings, ScriptedAgent([]))
+    report = run_browsergym(settings, ScriptedAgent([]))
     (episode,) = report.episodes
     assert episode.task == "browsergym/miniwob.no-such-task"
-    assert episode.status == "error" and episode.error and "no-such-task" in episode.error
-    assert "| error: " in (tmp_path / "table.md").read_text("utf-8")
-    with pytest.raises(ConfigError, match="pip install browsergym-nosuchbench"):
-        run_episodes(
+    assert episode.status == "error" and "no-such-task" in episode.detail
+    assert "| browsergym/miniwob.no-such-task | 1 | 0.00 | 0.000 | 0.0 | 1 | 0 |" in (
+        tmp_path / "table.md"
+    ).read_text("utf-8")
+    with pytest.raises(ConfigError, match=r"no BrowserGym benchmark 'nosuchbench'.*miniwob"):
+        run_browsergym(
             settings.model_copy(update={"tasks": ("browsergym/nosuchbench.x",)}), ScriptedAgent([])
         )

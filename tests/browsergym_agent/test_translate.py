@@ -18,9 +18,9 @@ from live.agents import ScriptedAgent
 from lxml import html as lxml_html
 
 from live_runner.actions import FailureKind, LiveAction, LiveOp
-from webagent.browsergym.actions import NOOP, failure_kind, to_browsergym
-from webagent.browsergym.agent import BrowserGymAgent, action_set
-from webagent.browsergym.observation import bids, goal_text, page_from_obs
+from live_runner.browsergym.actions import NOOP, failure_kind, to_browsergym
+from live_runner.browsergym.agent import BrowserGymAgent, action_set
+from live_runner.browsergym.observation import bids, goal_text, page_from_obs
 from webagent.contracts import Action, Op
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "browsergym"

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterable
 
 from mind2web_eval.records import Task
-from webagent.memory import SHOWN_ID
+from webagent.method.memory import SHOWN_ID
 from webagent.model.base import Request
 from webagent.model.client import Model
 from webagent.model.retry import RetryPolicy

@@ -20,7 +20,7 @@ import pytest
 from tests.fakes.batch_server import FakeBatchAPI
 from tests.fakes.openai_server import FakeOpenAIServer
 from webagent.cli import main
-from webagent.memory import SHOWN_ID
+from webagent.method.memory import SHOWN_ID
 from webagent.model.batch_rounds import BatchFolder
 
 REPO = Path(__file__).resolve().parents[2]

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
+from mind2web_eval.commands.demo import DEMO_AGENTS, DEMO_BUDGET, samples_path
 from mind2web_eval.data import load_tasks
-from mind2web_eval.demo import DEMO_AGENTS, DEMO_BUDGET, samples_path
 from webagent.agents.registry import AgentSettings, build_agent
 from webagent.model.client import Model
 

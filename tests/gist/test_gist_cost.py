@@ -10,7 +10,7 @@ from webagent.agents.readagent import name_controls
 from webagent.gist.cache import CachedGist, GistCache
 from webagent.gist.gister import ModelGister, split_evenly
 from webagent.html.fragment import Fragment
-from webagent.memory import shown_ids
+from webagent.method.memory import shown_ids
 from webagent.model.calls import CallLog
 from webagent.model.client import Model
 

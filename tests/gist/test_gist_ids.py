@@ -13,7 +13,7 @@ import pytest
 from webagent.gist.batch import restore_ids, view_marks
 from webagent.gist.gister import ModelGister
 from webagent.html.fragment import Fragment
-from webagent.memory import shown_ids
+from webagent.method.memory import shown_ids
 from webagent.model.calls import CallLog
 from webagent.model.client import Model
 from webagent.prompts import load_template

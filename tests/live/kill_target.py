@@ -10,8 +10,8 @@ from pathlib import Path
 
 from live.agents import ScriptedAgent, click
 from live.conftest import browser_settings
-from live_runner.loop import run_task
 from live_runner.settings import LimitSettings, RunSettings
+from live_runner.tab import run_task
 from webagent.contracts import Action, Observation
 
 

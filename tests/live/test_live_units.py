@@ -10,11 +10,12 @@ from lxml import html as lxml_html
 from pydantic import ValidationError
 
 from live_runner.actions import ActionOutcome, ElementLabel, FailureKind, LiveAction, LiveOp
-from live_runner.cli import parse_seeds
+from live_runner.commands.common import parse_seeds
+from live_runner.episode import to_live_action
 from live_runner.errors import LiveRunnerError
-from live_runner.loop import to_live_action
+from live_runner.records import EpisodeResult
 from live_runner.safety import SecretStore
-from live_runner.trace import RunSummary, RunTracer, StepRecord, read_steps
+from live_runner.trace import RunTracer, StepRecord, read_steps
 from live_runner.viewer import render_report
 from webagent.contracts import Action, ModelCall, Op, StepTrace
 from webagent.errors import ConfigError
@@ -100,7 +101,7 @@ def _step(n: int, text: str) -> StepRecord:
 
 def test_viewer_escapes_everything_from_pages_and_models() -> None:
     evil = "<script>alert(1)</script><img src=x onerror=alert(2)>\"'"
-    summary = RunSummary(status="max_steps", steps=1, elapsed_s=1.0, final_answer=evil)
+    summary = EpisodeResult(status="max_steps", steps=1, elapsed_s=1.0, final_answer=evil)
     report = render_report({"task": evil, "url": evil}, [_step(1, evil)], summary)
     assert "<script" not in report.lower() and "onerror=alert" not in report.replace(
         "onerror=alert(2)&gt;", ""

@@ -18,10 +18,11 @@ from lxml import html as lxml_html
 from live.agents import ScriptedAgent, click, select, type_into
 from live.conftest import browser_settings
 from live.pages import PageServer
+from live_runner.episode import EndReason
 from live_runner.export import export_run, write_export
-from live_runner.loop import EndReason, run_task
 from live_runner.safety import SecretStore
 from live_runner.settings import LimitSettings, RunSettings
+from live_runner.tab import run_task
 from live_runner.trace import read_manifest, read_steps
 from mind2web_eval.data import load_tasks
 from webagent.contracts import Action, Observation, Op
@@ -55,7 +56,7 @@ def test_run_traces_every_step_and_exports_mind2web(
     )
     out = tmp_path / "run"
     result = run_task(settings(f"{pages.origin}/form.html", out), agent, browser=browser)
-    assert result.status is EndReason.MAX_STEPS and result.steps == 5
+    assert result.status == EndReason.MAX_STEPS and result.steps == 5
     assert agent.seen[-1].previous_actions == [
         "[textbox]  Full name -> TYPE: Ada Lovelace",
         "[combobox]  Party size -> SELECT: Four people",
@@ -102,7 +103,7 @@ def test_token_and_time_limits_end_the_run(browser: Any, pages: PageServer, tmp_
         agent,
         browser=browser,
     )
-    assert result.status is EndReason.MAX_TOKENS and result.steps == 3
+    assert result.status == EndReason.MAX_TOKENS and result.steps == 3
     assert result.input_tokens == 300
 
     def slow(observation: Observation) -> Action | None:
@@ -114,7 +115,7 @@ def test_token_and_time_limits_end_the_run(browser: Any, pages: PageServer, tmp_
         ScriptedAgent([slow] * 10),
         browser=browser,
     )
-    assert timed.status is EndReason.MAX_SECONDS and 1 <= timed.steps < 10
+    assert timed.status == EndReason.MAX_SECONDS and 1 <= timed.steps < 10
 
 
 def test_secret_is_typed_but_lands_in_no_file(

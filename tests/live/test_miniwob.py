@@ -18,7 +18,7 @@ from live_runner.executor import Executor
 from live_runner.miniwob import (
     html_root,
     read_state,
-    run_suite,
+    run_miniwob,
     start_episode,
     task_page,
 )
@@ -124,7 +124,7 @@ def test_suite_runs_episodes_reports_and_resumes(
         return _solve_click_button(observation) if "button" in observation.task else None
 
     agent = ScriptedAgent([decide] * 10)
-    report = run_suite(settings, agent, browser=browser)
+    report = run_miniwob(settings, agent, browser=browser)
     by_task = {t.task: t for t in report.tasks}
     assert by_task["click-button"].success_rate == 1.0 and by_task["click-button"].episodes == 2
     assert by_task["focus-text"].success_rate == 0.0 and by_task["focus-text"].mean_steps == 2
@@ -140,5 +140,5 @@ def test_suite_runs_episodes_reports_and_resumes(
     assert "| click-button | 2 | 1.00 |" in table
     # a rerun skips every finished episode
     again = ScriptedAgent([])
-    assert run_suite(settings, again, browser=browser).success_rate == 0.5
+    assert run_miniwob(settings, again, browser=browser).success_rate == 0.5
     assert again.seen == []

@@ -100,8 +100,8 @@ def test_the_model_loads_with_the_low_spin_count(local_model: Model) -> None:
 def test_structured_answers_cannot_outgrow_max_tokens() -> None:
     """The grammar bounds every free string and array so that a whole answer fits
     ``max_tokens`` (a cut answer is no JSON); enums and the request's own schema stay."""
-    from webagent.act import act_schema
-    from webagent.lookup import SECTIONS_SCHEMA
+    from webagent.method.act import act_schema
+    from webagent.method.lookup import SECTIONS_SCHEMA
     from webagent.model.llama_local import JSON_FRAME_TOKENS, within_tokens
 
     act = act_schema(["n1", "n2"])

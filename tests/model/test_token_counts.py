@@ -140,7 +140,7 @@ def test_texts_asked_ahead_go_with_the_next_request() -> None:
 
 
 def test_a_repair_turn_counted_ahead_sends_one_request() -> None:
-    from webagent.act import repair_counts, repair_turn
+    from webagent.method.act import repair_counts, repair_turn
     from webagent.model.counting import TokenCounts
 
     class Remote(Counting):

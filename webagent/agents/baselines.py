@@ -9,8 +9,8 @@ order.
 from __future__ import annotations
 
 from webagent.agents.pipeline import Memory, PageAgent, StepContext
-from webagent.memory import fit_memory, whole_page
-from webagent.retrieval import RetrievalQuery, build_retriever
+from webagent.method.memory import fit_memory, whole_page
+from webagent.method.retrieval import RetrievalQuery, build_retriever
 from webagent.tokens import prefetch, truncate_to_tokens
 
 

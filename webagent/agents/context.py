@@ -8,7 +8,7 @@ it, so "every gist plus ``max_lookup`` reopened fragments fit" holds under which
 * the act prompt gets C minus its template, the task, the previous actions and the answer;
 * the page is segmented with a plan derived from the same C (``segment_settings``): fragments
   no larger than ``max_fragment_tokens``, so that ``reopen_room`` holds ``max_lookup`` of them;
-* the gists share what is left beside that room (``webagent.memory.fit_memory``).
+* the gists share what is left beside that room (``webagent.method.memory.fit_memory``).
 
 Previous actions are kept whole unless they take more than ``PREVIOUS_SHARE`` of C; gists are
 shortened before that, and what is dropped is counted in the trace.
@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from webagent.act import act_answer_room
 from webagent.agents.settings import AgentSettings
 from webagent.errors import ConfigError
 from webagent.html.budget import plan_segmentation
 from webagent.html.segment import SegmentSettings
-from webagent.memory import gist_line
+from webagent.method.act import act_answer_room
+from webagent.method.memory import gist_line
 from webagent.model.base import Message
 from webagent.model.client import Model
 from webagent.tokens import TokenCounter, count_many
@@ -64,7 +64,7 @@ def segment_settings(
     that leaves it no room for the page at all is a ConfigError too.
     """
     count = model.count_tokens
-    # the act answer, and a repair turn where one may follow (webagent.act)
+    # the act answer, and a repair turn where one may follow (webagent.method.act)
     answer_room = act_answer_room(model, settings.act_max_tokens, settings.repair_attempts)
     window = context_budget(settings, model)
     reserved = settings.reserve_tokens + answer_room + SAFETY_MARGIN

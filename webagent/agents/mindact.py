@@ -33,10 +33,10 @@ from webagent.errors import ModelError, OutputParseError
 from webagent.html.clean import number_elements
 from webagent.html.fragment import Fragment
 from webagent.html.parse import parse_html
+from webagent.method.retrieval import RetrievalQuery, build_retriever
 from webagent.model.base import Message, Request
 from webagent.model.calls import CallLog
 from webagent.prompts import load_template
-from webagent.retrieval import RetrievalQuery, build_retriever
 from webagent.tokens import prefetch, round_trips, run_counting, truncation
 
 POOL_SIZE = 50

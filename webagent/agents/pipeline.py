@@ -4,7 +4,7 @@ Agents differ only in ``build_memory``: what of the page the act prompt shows (a
 with reopened fragments, gists alone, retrieved fragments, or the page cut to the budget).
 Segmentation, budgets, the act prompt, validation and tracing are the same for all, and all
 count tokens with the model's own counter (``Model.count_tokens``). ``build_memory`` returns
-a memory that fits ``ctx.budget`` (``webagent.memory.fit_memory``) with what fitting changed;
+a memory that fits ``ctx.budget`` (``webagent.method.memory.fit_memory``) with what fitting changed;
 nothing is cut here.
 """
 
@@ -15,7 +15,6 @@ from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from webagent.act import act_answer_room, act_messages, predict_action, repair_counts
 from webagent.agents.context import (
     format_previous,
     page_budget,
@@ -36,7 +35,8 @@ from webagent.errors import AwaitingAnswerError, ModelError, PageError
 from webagent.gist.cache import GistCache
 from webagent.html.fragment import Fragment, SegmentedPage, SegmentSettings
 from webagent.html.segment import segment_html
-from webagent.memory import shown_ids
+from webagent.method.act import act_answer_room, act_messages, predict_action, repair_counts
+from webagent.method.memory import shown_ids
 from webagent.model.calls import CallLog
 from webagent.model.client import Model
 from webagent.tokens import prefetch

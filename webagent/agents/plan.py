@@ -7,7 +7,7 @@ and counts tokens with the real backend's counter. Its answers are stated assump
 * every gist takes its full ``gist_max_tokens`` and names one id of its fragment;
 * the look-up reopens parts 1..``max_lookup`` (ReadAgent-S: one per round, never STOP early,
   so its look-up calls are an upper bound); on a page whose memory gets levels
-  (:mod:`webagent.levels`) it opens sections 1..``max_lookup`` at every level, then the
+  (:mod:`webagent.method.levels`) it opens sections 1..``max_lookup`` at every level, then the
   parts in them as above;
 * the act answer is valid the first time (no repair call).
 
@@ -30,7 +30,7 @@ from webagent.contracts import Observation, PhaseUsage
 from webagent.gist.batch import split_parts
 from webagent.gist.cache import DryRunCache, GistCache
 from webagent.html.reading import MARK
-from webagent.memory import SHOWN_ID
+from webagent.method.memory import SHOWN_ID
 from webagent.model.base import Backend, Completion, Message, Request
 from webagent.model.client import Model
 from webagent.tokens import truncate_to_tokens

@@ -27,7 +27,7 @@ import re
 from webagent.agents.pipeline import Memory, StepContext
 from webagent.agents.ungisted import UngistedAgent
 from webagent.contracts import Observation, StepTrace
-from webagent.memory import shown_ids
+from webagent.method.memory import shown_ids
 from webagent.model.calls import CallLog
 from webagent.tokens import truncate_to_tokens
 

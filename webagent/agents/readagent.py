@@ -31,7 +31,7 @@ from webagent.gist.extractive import ExtractiveGister, extractive_gist
 from webagent.gist.gister import build_gister
 from webagent.gist.sections import build_section_gister, section_fragment
 from webagent.html.fragment import Fragment, SegmentedPage
-from webagent.levels import (
+from webagent.method.levels import (
     Section,
     build_sections,
     fan_out,
@@ -41,14 +41,14 @@ from webagent.levels import (
     section_text,
     walk,
 )
-from webagent.lookup import (
+from webagent.method.lookup import (
     LevelledPage,
     LookupQuery,
     lookup_parallel,
     lookup_sections,
     lookup_sequential,
 )
-from webagent.memory import (
+from webagent.method.memory import (
     FittedMemory,
     draft_memory,
     fit_memory,
@@ -56,11 +56,11 @@ from webagent.memory import (
     shown_ids,
     whole_page,
 )
+from webagent.method.retrieval import RetrievalQuery, build_retriever
 from webagent.model.base import Message
 from webagent.model.calls import CallLog
 from webagent.model.server_extras import AHEAD_CHARS
 from webagent.prompts import load_template
-from webagent.retrieval import RetrievalQuery, build_retriever
 from webagent.tokens import TokenCounter, prefetch
 
 
@@ -152,7 +152,7 @@ class ReadAgentP(GistOnlyAgent):
             shown, gists, edits = list(fragments), memory.gists or [], memory.edits
             rounds: list[LookupRound] = []
             sections: list[SectionGist] = []
-        else:  # the gists cannot all be shown at a useful length: levels (webagent.levels)
+        else:  # the gists cannot all be shown at a useful length: levels (webagent.method.levels)
             levelled = self._levels(ctx, raw, budget)
             # the act prompt if the look-up opens no section, counted with the look-up's
             top = list(levelled.top)

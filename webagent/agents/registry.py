@@ -9,11 +9,9 @@ the ``webagent.agents`` entry-point group (the entry point names its module).
 
 from __future__ import annotations
 
-import importlib
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache
-from importlib import metadata
 
 from webagent.agents.baselines import RawHtmlAgent, RetrievalAgent
 from webagent.agents.mindact import MindActAgent
@@ -25,8 +23,7 @@ from webagent.contracts import Agent
 from webagent.errors import ConfigError, ModelError
 from webagent.gist.cache import GistCache
 from webagent.model.client import Model
-
-ENTRY_POINT_GROUP = "webagent.agents"
+from webagent.plugins import AGENTS, entry_points
 
 
 @dataclass(frozen=True)
@@ -59,8 +56,8 @@ def register_agent(spec: AgentSpec) -> AgentSpec:
 
 @cache
 def _load_plugins() -> None:
-    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        importlib.import_module(entry.value.split(":")[0])
+    for entry in entry_points(AGENTS):
+        entry.load()  # the module registers its agents
 
 
 def agent_names() -> tuple[str, ...]:

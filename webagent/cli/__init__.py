@@ -1,11 +1,14 @@
-"""The ``webagent`` command. Each subcommand lives in the module of its stage and registers
-itself here through a ``register(subparsers)`` function; heavy imports happen only when a
-subcommand runs."""
+"""The ``webagent`` command: the parser and the verbs the ``webagent.commands`` entry points
+declare (:mod:`webagent.plugins`). Each verb is one module with a ``register(subparsers)``
+function: ``segment`` and ``act`` here, ``score``, ``eval``, ``compare``, ``demo`` and
+``sweep`` in :mod:`mind2web_eval.commands`, ``run``, ``miniwob``, ``browsergym`` and
+``live-export`` in :mod:`live_runner.commands`; a plug-in package adds its own the same way.
+The options they share are :mod:`webagent.cli.options`. Heavy imports happen only when a
+verb runs."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import sys
 from collections.abc import Sequence
@@ -15,17 +18,23 @@ from pydantic import ValidationError
 
 from webagent import __version__
 from webagent.errors import WebAgentError, validation_message
+from webagent.plugins import COMMANDS, load_all
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
-# module paths that define register(subparsers); their order is the --help order
-SUBCOMMAND_MODULES = (
-    "webagent.cli.segment",
-    "webagent.cli.act",
-    "mind2web_eval.cli",
-    "mind2web_eval.sweep.cli",
-    "live_runner.cli",
-    "webagent.browsergym.cli",
+#: the --help order of the toolkit's own verbs; a plug-in's verbs follow, by name
+HELP_ORDER = (
+    "segment",
+    "act",
+    "score",
+    "eval",
+    "compare",
+    "demo",
+    "sweep",
+    "run",
+    "miniwob",
+    "browsergym",
+    "live-export",
 )
 
 
@@ -53,15 +62,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="what is logged to standard error (%(default)s)",
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module_name in SUBCOMMAND_MODULES:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name and module_name.startswith(exc.name):
-                continue  # that part of the toolkit is not built yet
-            raise
-        module.register(subparsers)
+    for _name, register in sorted(load_all(COMMANDS), key=_help_rank):
+        register(subparsers)
     return parser
+
+
+def _help_rank(command: tuple[str, object]) -> tuple[int, str]:
+    name = command[0]
+    return (HELP_ORDER.index(name), "") if name in HELP_ORDER else (len(HELP_ORDER), name)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

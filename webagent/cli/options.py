@@ -20,6 +20,7 @@ from webagent.agents.settings import AgentSettings
 from webagent.build import OpenAgent, open_agent
 from webagent.config import DEFAULT_GIST_CACHE, RunConfig, Values, parse_assignment, resolve_config
 from webagent.gist.batch import GistView
+from webagent.model.registry import backend_names, backend_spec
 
 #: argparse ``dest`` -> ``section.field`` of the config; a flag whose value is None was not given
 FLAGS: dict[str, str] = {
@@ -163,10 +164,10 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--backend",
-        choices=["local", "openai", "replay", "batch"],
-        help="local llama.cpp model, any OpenAI-compatible endpoint, a recorded cassette or "
-        "answers file, or batch: request rounds for the OpenAI Batch API, answered from files "
-        "(eval and sweep; env WEBAGENT_BACKEND; default local)",
+        choices=backend_names(),
+        help="; ".join(f"{n}: {backend_spec(n).summary}" for n in backend_names())
+        + " (env WEBAGENT_BACKEND; default local; a plug-in adds its own through the "
+        "webagent.backends entry points)",
     )
     group.add_argument("--model", help="model name for the endpoint (env WEBAGENT_MODEL)")
     group.add_argument(
@@ -223,7 +224,11 @@ def flag_values(args: argparse.Namespace) -> Values:
         values.setdefault("gist_cache", {})["enabled"] = False
     for assignment in getattr(args, "settings", None) or []:
         section, field, value = parse_assignment(assignment)
-        values.setdefault(section, {})[field] = value
+        fields = values.setdefault(section, {})
+        known = fields.get(field)
+        fields[field] = (
+            {**known, **value} if isinstance(known, dict) and isinstance(value, dict) else value
+        )
     return values
 
 

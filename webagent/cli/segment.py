@@ -20,9 +20,9 @@ from webagent.errors import ConfigError
 from webagent.html.fragment import SegmentedPage, SegmentSettings
 from webagent.html.parse import decode_html
 from webagent.html.segment import segment_html
-from webagent.levels import Section
+from webagent.method.levels import Section
+from webagent.model import factory
 from webagent.model.client import Model
-from webagent.model.factory import build_model
 
 HELP = "clean a page and split it into the fragments an agent gists and reopens"
 DESCRIPTION = (
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     data: bytes | str = decode_html(raw, args.encoding) if args.encoding else raw
     if args.render:
         data = render_page(data, args.page, config)
-    with build_model(config.model) as model:
+    with factory.build_model(config.model) as model:
         settings = settings_from_args(args, config, model)
         page = segment_html(data, settings, model.count_tokens)
         levels = level_preview(config, model, page) if args.levels else None

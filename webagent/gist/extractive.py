@@ -1,7 +1,7 @@
 """Extractive gists: no model; what a fragment says and the controls a task may need, by id.
 
 A gist is built in order of what a task is likely to need, so that cutting it to a token
-budget (here or when the memory shares its room out, :func:`webagent.memory.fit_memory`)
+budget (here or when the memory shares its room out, :func:`webagent.method.memory.fit_memory`)
 drops the least useful part first:
 
 1. headings and the first words of the visible text (what the part is about);

@@ -1,5 +1,5 @@
 """Gists of sections: runs of adjacent fragments (or of smaller sections), for the memory's
-levels (:mod:`webagent.levels`).
+levels (:mod:`webagent.method.levels`).
 
 A section is gisted from the gists of what it holds, as ReadAgent gists a page from its
 text: the model gister asks the model (``gist_sections`` template, several sections a call);

@@ -15,7 +15,7 @@ the ``[Part N] (full) path`` line above a reopened fragment). Agents segment wit
 ``overflow="keep_fragment_tokens"``: a fragment never grows past ``max_fragment_tokens``
 (except one indivisible element), so ``max_reopen`` of them always fit, and on a page with
 more fragments than ``max_fragments`` the gists share the gist half and are shorter
-(``webagent.memory.fit_memory``). See docs/SEGMENTATION.md for the numbers on real pages.
+(``webagent.method.memory.fit_memory``). See docs/SEGMENTATION.md for the numbers on real pages.
 """
 
 from __future__ import annotations

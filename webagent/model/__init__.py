@@ -53,15 +53,15 @@ __all__ = [
     "default_model_path",
 ]
 
-_LAZY = {
-    "LlamaLocalBackend": "webagent.model.llama_local",
-    "OpenAIBackend": "webagent.model.openai_backend",
-}
-
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
+    """The backends with heavy dependencies, imported on first use."""
+    if name == "LlamaLocalBackend":
+        from webagent.model.llama_local import LlamaLocalBackend
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        return LlamaLocalBackend
+    if name == "OpenAIBackend":
+        from webagent.model.openai_backend import OpenAIBackend
+
+        return OpenAIBackend
     raise AttributeError(f"module 'webagent.model' has no attribute {name!r}")

@@ -6,11 +6,19 @@ import importlib.util
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from webagent.errors import ConfigError, validation_message
+from webagent.plugins import BACKENDS, names
 
-BackendName = Literal["local", "openai", "replay", "batch"]
 TokenCounterName = Literal["auto", "estimate", "gguf"]
 StructuredOutput = Literal["auto", "json_schema", "json_object", "grammar", "none"]
 
@@ -40,7 +48,15 @@ class ModelSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    backend: BackendName = "local"
+    backend: str = Field(
+        default="local",
+        description="a registered backend (webagent.model.registry): local, openai, replay, "
+        "batch, or a plug-in's",
+    )
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the backend's own settings, checked by its options class when built",
+    )
     model: str | None = Field(default=None, description="model name; local default: SmolLM2")
     base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint")
     base_urls: tuple[str, ...] = Field(
@@ -74,6 +90,14 @@ class ModelSettings(BaseModel):
         description="auto: the backend's own (server tokenizer, tiktoken, else the estimate); "
         "estimate: 5 tokens per 8 bytes; gguf: the tokenizer of model_path (default SmolLM2)",
     )
+
+    @field_validator("backend")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        known = names(BACKENDS)
+        if value not in known:
+            raise ValueError(f"unknown backend {value!r}; choose one of {', '.join(known)}")
+        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelSettings:

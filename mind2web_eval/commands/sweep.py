@@ -13,19 +13,20 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mind2web_eval.batching import (
-    BatchRounds,
-    add_batch_arguments,
-    check_batch_arguments,
-    with_batch_dir,
-)
-from mind2web_eval.cli import (
+from mind2web_eval.commands.common import (
+    DATA_HELP,
     EXIT_ABORTED,
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
     add_scoring_arguments,
     eval_values,
     scoring_settings,
+)
+from webagent.cli.batch import (
+    BatchRounds,
+    add_batch_arguments,
+    check_batch_arguments,
+    with_batch_dir,
 )
 from webagent.cli.options import add_agent_arguments, add_config_arguments, add_model_arguments
 from webagent.errors import ConfigError
@@ -43,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "write OUT/table.md, OUT/sweep.png, OUT/sweep.html and OUT/results.json. Run the same "
         "command again to resume; `--rescore OUT` redoes the outputs with no model call.",
     )
-    sweep.add_argument("--data", help="Mind2Web data: folder, JSON(L), parquet")
+    sweep.add_argument("--data", help=DATA_HELP)
     sweep.add_argument(
         "--agents", help="comma-separated agents, e.g. readagent-p,raw-html,raw-html-paper"
     )

@@ -2,31 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from pydantic import Field, field_validator
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from live_runner.settings import SuiteSettings
 
 #: BrowserGym's environment ids start with this
 PREFIX = "browsergym/"
 
 
-class BrowserGymSettings(BaseModel):
-    """Frozen; written into every episode's manifest."""
+class BrowserGymSettings(SuiteSettings):
+    """BrowserGym tasks (``browsergym/miniwob.click-button``); the browser's
+    ``executable_path``, ``headless`` and ``screenshots`` are BrowserGym's launch too."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    tasks: tuple[str, ...] = Field(
-        min_length=1, description="BrowserGym ids, e.g. browsergym/miniwob.click-button"
-    )
-    seeds: tuple[int, ...] = Field(min_length=1)
-    out_dir: Path
-    max_steps: int = Field(default=5, ge=1, description="per episode")
-    headless: bool = True
-    screenshots: bool = True
-    browser_path: Path | None = Field(
-        default=None, description="Chromium binary; None = Playwright's own, else the system's"
-    )
     miniwob_url: str | None = Field(
         default=None,
         description="base URL of MiniWoB++'s task pages (MINIWOB_URL); None = the miniwob "
@@ -43,9 +30,6 @@ class BrowserGymSettings(BaseModel):
                 f"BrowserGym task ids are like 'browsergym/miniwob.click-button', got {bad}"
             )
         return named
-
-    def manifest(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
 
 
 def benchmark(task: str) -> str:

@@ -18,8 +18,8 @@ from typing import Any
 from webagent.answers import find_json
 from webagent.contracts import LookupRound
 from webagent.html.fragment import Fragment
-from webagent.levels import Section, fit_section_lines, flat_fits
-from webagent.memory import (
+from webagent.method.levels import Section, fit_section_lines, flat_fits
+from webagent.method.memory import (
     CutsAhead,
     FittedMemory,
     first_cut_counts,
@@ -310,7 +310,7 @@ SECTIONS_SCHEMA: dict[str, Any] = {
 
 @dataclass(frozen=True)
 class LevelledPage:
-    """A page with levels (``webagent.levels``): its top sections, every section's gist,
+    """A page with levels (``webagent.method.levels``): its top sections, every section's gist,
     and the least words a gist line keeps."""
 
     top: Sequence[Section]

@@ -5,12 +5,12 @@ runner's traces, viewer and Mind2Web export. Importing it imports no browser lib
 BrowserGym; those load only when an agent or an episode is made
 (``pip install 'readagent-web[browsergym]'``). Entry points:
 
-* :class:`webagent.browsergym.agent.BrowserGymAgent` — any :class:`webagent.contracts.Agent` as
+* :class:`live_runner.browsergym.agent.BrowserGymAgent` — any :class:`webagent.contracts.Agent` as
   a BrowserGym ``Agent`` (``obs_preprocessor``, ``get_action``, ``action_set``).
-* :class:`webagent.browsergym.agent_args.WebAgentArgs` — BrowserGym's/AgentLab's
+* :class:`live_runner.browsergym.agent_args.WebAgentArgs` — BrowserGym's/AgentLab's
   ``AbstractAgentArgs`` for it, built from a :class:`webagent.config.RunConfig`.
-* :func:`webagent.browsergym.runner.run_episodes` — episodes of BrowserGym tasks, traced like
+* :func:`live_runner.browsergym.runner.run_episodes` — episodes of BrowserGym tasks, traced like
   ``webagent run``; CLI ``webagent browsergym``.
-* :func:`webagent.browsergym.observation.page_from_obs` and
-  :func:`webagent.browsergym.actions.to_browsergym` — the pure translations in both directions.
+* :func:`live_runner.browsergym.observation.page_from_obs` and
+  :func:`live_runner.browsergym.actions.to_browsergym` — the pure translations in both directions.
 """

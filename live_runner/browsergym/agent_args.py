@@ -5,7 +5,7 @@
 sections of a ``run.toml``; the environment (``OPENAI_API_KEY``, ``WEBAGENT_BACKEND``...)
 sits under them as it does for ``webagent`` commands. ``prepare()`` builds the model, gist
 cache and agent (:func:`webagent.build.open_agent`), ``make_agent()`` wraps the agent for one
-episode (:class:`~webagent.browsergym.agent.BrowserGymAgent`), ``close()`` closes what
+episode (:class:`~live_runner.browsergym.agent.BrowserGymAgent`), ``close()`` closes what
 ``prepare`` opened. A pickled ``WebAgentArgs`` (BrowserGym saves one per experiment) holds
 the settings only.
 """
@@ -19,7 +19,7 @@ from typing import Any
 
 from browsergym.experiments.loop import AbstractAgentArgs
 
-from webagent.browsergym.agent import BrowserGymAgent
+from live_runner.browsergym.agent import BrowserGymAgent
 from webagent.build import OpenAgent, open_agent
 from webagent.config import RunConfig, Values, resolve_config
 from webagent.contracts import Agent

@@ -8,10 +8,15 @@ BrowserGym itself is imported only when the command runs.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 from pathlib import Path
 
-from live_runner.cli import live_values, parse_seeds
+from live_runner.commands.common import (
+    add_browser_arguments,
+    browser_settings,
+    default_out,
+    live_values,
+    parse_seeds,
+)
 from webagent.cli.options import add_run_arguments, config_from_args, open_agent
 from webagent.errors import ConfigError, validation_message
 
@@ -40,15 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--out", type=Path, help="results folder (default runs/browsergym/<time>)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    group = parser.add_argument_group("browser")
-    group.add_argument(
-        "--browser-path",
-        type=Path,
-        help="Chromium binary (env WEBAGENT_CHROMIUM; default: Playwright's own browser, "
-        "else the system's chromium on PATH)",
-    )
-    group.add_argument("--headed", action="store_true", help="show the browser window")
-    group.add_argument("--no-screenshots", action="store_true", help="trace without screenshots")
+    add_browser_arguments(parser)
     add_run_arguments(parser)
     parser.set_defaults(func=browsergym_command)
 
@@ -56,30 +53,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def browsergym_command(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from webagent.browsergym.runner import format_table, report_json, run_episodes
-    from webagent.browsergym.settings import BrowserGymSettings
+    from live_runner.browsergym.environment import run_browsergym
+    from live_runner.browsergym.settings import BrowserGymSettings
+    from live_runner.suite import format_table, report_json
 
     values = live_values(args)
     if args.miniwob_url:
         values["live"]["miniwob_url"] = args.miniwob_url
     config = config_from_args(args, extra=values)
     live = config.live
-    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     try:
         settings = BrowserGymSettings(
             tasks=tuple(t.strip() for t in args.tasks.split(",") if t.strip()),
             seeds=parse_seeds(args.seeds),
-            out_dir=args.out or Path("runs") / "browsergym" / stamp,
+            out_dir=args.out or default_out("browsergym"),
             max_steps=live.max_steps or MAX_STEPS,
-            headless=live.headless,
-            screenshots=live.screenshots,
-            browser_path=live.browser_path,
+            browser=browser_settings(live),
             miniwob_url=live.miniwob_url,
         )
     except ValidationError as exc:
         raise ConfigError(f"invalid BrowserGym settings: {validation_message(exc)}") from exc
     with open_agent(config) as opened:
-        report = run_episodes(settings, opened.agent, agent_manifest=opened.manifest)
+        report = run_browsergym(settings, opened.agent, agent_manifest=opened.manifest)
     if args.json:
         print(report_json(report))
     else:

@@ -3,10 +3,10 @@
 BrowserGym's experiment loop (and AgentLab's) calls ``obs_preprocessor(obs)`` on every raw
 observation, then ``get_action(processed)`` and runs the action string it returns with
 ``action_set``. Here the preprocessor renders the page the agents read (ids = BrowserGym
-``bid``\\ s, :mod:`webagent.browsergym.observation`); ``get_action`` first settles the previous
+``bid``\\ s, :mod:`live_runner.browsergym.observation`); ``get_action`` first settles the previous
 action's outcome from the observation's ``last_action_error``, so the agent sees its previous
 actions as ``[button]  Submit -> CLICK (failed: ...)`` exactly as in ``webagent run``, then
-steps the agent and translates its action (:mod:`webagent.browsergym.actions`).
+steps the agent and translates its action (:mod:`live_runner.browsergym.actions`).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from browsergym.experiments.agent import Agent as BrowserGymBase
 from browsergym.experiments.agent import AgentInfo
 
 from live_runner.actions import ActionOutcome, ElementLabel, LiveAction
-from live_runner.loop import to_live_action
+from live_runner.browsergym.actions import ACTION_SUBSETS, NOOP, outcome, to_browsergym
+from live_runner.browsergym.observation import goal_text, page_from_obs
+from live_runner.episode import to_live_action
 from live_runner.observe import PageSnapshot
-from webagent.browsergym.actions import ACTION_SUBSETS, NOOP, outcome, to_browsergym
-from webagent.browsergym.observation import goal_text, page_from_obs
 from webagent.contracts import Agent, Observation, StepTrace
 
 #: the processed observation's keys (besides BrowserGym's own, minus its DOM and AXTree)

@@ -24,10 +24,10 @@ DEMO_BUDGET = 2048
 
 def samples_path() -> Path:
     """The bundled sample tasks (Mind2Web raw format, authored for this project)."""
-    return Path(__file__).resolve().parent / "samples"
+    return Path(__file__).resolve().parent.parent / "samples"
 
 
-def register_demo(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "demo",
         help="the main job: ReadAgent-P, raw HTML and gist-only on the bundled sample tasks",

@@ -1,0 +1,2 @@
+"""The evaluation verbs of ``webagent`` (``score``, ``eval``, ``compare``, ``demo``,
+``sweep``), one module each, declared as ``webagent.commands`` entry points."""
