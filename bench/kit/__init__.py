@@ -98,9 +98,8 @@ def intent_tasks(specs: list[Path] | None = None, out: Path | None = None) -> Pa
     """Mind2Web records of intent task specs (default: ``../shared/intent_tasks``) on the saved
     pages, built by the shared tool into ``out`` (default: a temporary file)."""
     out = out or Path(tempfile.mkdtemp(prefix="bench-intent-")) / "intent_tasks.json"
-    pages = PAGES
     specs = specs or sorted((SHARED / "intent_tasks").glob("specs_*.jsonl"))
-    command = [sys.executable, str(INTENT_TOOL), str(pages), *map(str, specs), "--out", str(out)]
+    command = [sys.executable, str(INTENT_TOOL), str(PAGES), *map(str, specs), "--out", str(out)]
     subprocess.run(command, check=True, capture_output=True)
     return out
 
