@@ -29,6 +29,7 @@ from live_runner.session import BrowserSession, open_browser
 from live_runner.settings import LimitSettings, MiniWobSettings
 from live_runner.trace import RunTracer
 from webagent.contracts import Agent
+from webagent.textfiles import read_models
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -227,16 +228,8 @@ def _append(path: Path, result: EpisodeResult) -> None:
 
 
 def _read_episodes(out_dir: Path) -> list[EpisodeResult]:
-    path = out_dir / EPISODES_FILE
-    if not path.exists():
-        return []
-    results = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            results.append(EpisodeResult.model_validate_json(line))
-        except ValueError:
-            continue  # a torn last line of a killed run: that episode reruns
-    return results
+    # a torn last line of a killed run is skipped: that episode reruns
+    return read_models(out_dir / EPISODES_FILE, EpisodeResult)
 
 
 def _done_episodes(out_dir: Path) -> set[tuple[str, int]]:

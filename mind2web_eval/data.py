@@ -19,7 +19,6 @@ not depend on the form or the order.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -28,9 +27,10 @@ from typing import Any
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from mind2web_eval import _hfdata
-from mind2web_eval._jsonstream import iter_json_items
+from mind2web_eval._jsonstream import UnreadableItem, iter_json_items
 from mind2web_eval.records import SPLITS, LoadIssue, Task
 from webagent.errors import DatasetError
+from webagent.textfiles import open_text, read_lines
 
 _DATA_SUFFIXES = (".json", ".jsonl", ".ndjson", ".parquet")
 _MAX_ISSUES_PER_RECORD = 5
@@ -131,28 +131,35 @@ def data_files(root: Path) -> list[Path]:
 
 
 def _iter_jsonl(path: Path, issues: list[LoadIssue]) -> Iterator[RawRecord]:
-    with path.open(encoding="utf-8") as stream:
-        for number, line in enumerate(stream, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield str(path), number - 1, json.loads(line)
-            except json.JSONDecodeError as exc:
-                issues.append(
-                    LoadIssue(
-                        file=str(path),
-                        task=f"line {number}",
-                        field="(line)",
-                        message=f"not JSON: {exc}",
-                        line=number,
-                    )
+    for line in read_lines(path):
+        try:
+            record = line.json()
+        except ValueError as exc:
+            issues.append(
+                LoadIssue(
+                    file=str(path),
+                    task=f"line {line.number}",
+                    field="(line)",
+                    message=str(exc),
+                    line=line.number,
                 )
+            )
+            continue
+        yield str(path), line.number - 1, record
 
 
 def _iter_json(path: Path, issues: list[LoadIssue]) -> Iterator[RawRecord]:
-    with path.open(encoding="utf-8") as stream:
+    with open_text(path) as stream:
         try:
             for index, item in enumerate(iter_json_items(stream, str(path))):
+                if isinstance(item, UnreadableItem):
+                    issues.append(
+                        LoadIssue(
+                            file=str(path), task=f"#{index}", field="(record)",
+                            message=item.problem,
+                        )
+                    )  # fmt: skip
+                    continue
                 yield str(path), index, item
         except DatasetError as exc:
             issues.append(

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from mind2web_eval.records import LoadIssue, Prediction
 from webagent.errors import DatasetError
+from webagent.textfiles import read_lines
 
 
 def load_predictions(path: Path) -> tuple[dict[str, Prediction], list[LoadIssue]]:
@@ -18,28 +18,24 @@ def load_predictions(path: Path) -> tuple[dict[str, Prediction], list[LoadIssue]
         raise DatasetError(f"{path}: no such predictions file")
     found: dict[str, Prediction] = {}
     issues: list[LoadIssue] = []
-    with path.open(encoding="utf-8") as stream:
-        for number, line in enumerate(stream, start=1):
-            if not line.strip():
-                continue
-            where = f"line {number}"
-            try:
-                record = json.loads(line)
-                prediction = Prediction.model_validate(record)
-            except json.JSONDecodeError as exc:
-                issues.append(_issue(path, where, "(line)", f"not JSON: {exc}"))
-                continue
-            except ValidationError as exc:
-                for error in exc.errors()[:3]:
-                    field = ".".join(str(p) for p in error["loc"]) or "(record)"
-                    issues.append(_issue(path, where, field, error["msg"]))
-                continue
-            if prediction.action_uid in found:
-                issues.append(
-                    _issue(path, where, "action_uid", f"repeats {prediction.action_uid}; ignored")
-                )
-                continue
-            found[prediction.action_uid] = prediction
+    for line in read_lines(path):
+        where = f"line {line.number}"
+        try:
+            prediction = Prediction.model_validate(line.json())
+        except ValidationError as exc:
+            for error in exc.errors()[:3]:
+                field = ".".join(str(p) for p in error["loc"]) or "(record)"
+                issues.append(_issue(path, where, field, error["msg"]))
+            continue
+        except ValueError as exc:
+            issues.append(_issue(path, where, "(line)", str(exc)))
+            continue
+        if prediction.action_uid in found:
+            issues.append(
+                _issue(path, where, "action_uid", f"repeats {prediction.action_uid}; ignored")
+            )
+            continue
+        found[prediction.action_uid] = prediction
     return found, issues
 
 

@@ -30,6 +30,7 @@ from webagent.browsergym.settings import PREFIX, BrowserGymSettings, benchmark
 from webagent.contracts import Agent
 from webagent.errors import ConfigError
 from webagent.provenance import now, package_versions, provenance
+from webagent.textfiles import read_models
 
 SCHEMA_VERSION = 1
 EPISODES_FILE = "episodes.jsonl"
@@ -312,16 +313,8 @@ def _rel(run_dir: Path, settings: BrowserGymSettings) -> str:
 
 
 def _read(out_dir: Path) -> list[EpisodeResult]:
-    path = out_dir / EPISODES_FILE
-    if not path.exists():
-        return []
-    found = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            found.append(EpisodeResult.model_validate_json(line))
-        except ValueError:
-            continue  # a torn last line of a killed run: that episode reruns
-    return found
+    # a torn last line of a killed run is skipped: that episode reruns
+    return read_models(out_dir / EPISODES_FILE, EpisodeResult)
 
 
 def format_table(report: BrowserGymReport) -> str:
