@@ -291,15 +291,19 @@ def check_usable(summary: DatasetSummary, strict: bool = False) -> None:
         raise DatasetError(f"{summary.source}: no Mind2Web task in the data")
     here = f"{summary.source}: "  # a record of the source file itself needs no file name
     bad = [line.removeprefix(here) for line in bad]
-    named = "; ".join(bad[:ERROR_NAMED]) + (
-        f"; and {len(bad) - ERROR_NAMED} more" if len(bad) > ERROR_NAMED else ""
-    )
+    named = name_first(bad)
     what = (
         f"{len(bad)} bad record(s) and --strict is set"
         if summary.tasks
         else f"no usable record ({len(bad)} bad)"
     )
     raise DatasetError(f"{summary.source}: {what}: {named}")
+
+
+def name_first(bad: list[str]) -> str:
+    """The first bad records (``ERROR_NAMED``) in one line, and how many more there are."""
+    more = len(bad) - ERROR_NAMED
+    return "; ".join(bad[:ERROR_NAMED]) + (f"; and {more} more" if more > 0 else "")
 
 
 def _iter_validated(
