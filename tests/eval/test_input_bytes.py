@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command_line import latin1_in, not_utf8, one_line, score
 from eval_oracle import Oracle, oracle_model
 
 import webagent.model.factory
@@ -17,31 +18,23 @@ from mind2web_eval.data import load_tasks
 from webagent.cli import main
 
 BOM = b"\xef\xbb\xbf"
-LATIN1_E = b"\xe9"  # "é" in Latin-1: never valid UTF-8 on its own
 
 
 def _tasks(raw_folder: Path) -> list[dict[str, Any]]:
     return [t for p in sorted(raw_folder.rglob("*.json")) for t in json.loads(p.read_text())]
 
 
-def _latin1_in(line: bytes, text: bytes) -> tuple[bytes, int]:
-    """``line`` with a Latin-1 "é" put before ``text``, and that byte's 1-based column."""
-    at = line.index(text)
-    return line[:at] + LATIN1_E + line[at:], at + 1
-
-
 def _jsonl(tasks: list[dict[str, Any]]) -> list[bytes]:
     return [json.dumps(t).encode() + b"\n" for t in tasks]
 
 
-def _score(data: Path, predictions: Path, *flags: str) -> int:
-    return main(["score", "--data", str(data), "--predictions", str(predictions), *flags])
-
-
-def _one_line(err: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, lines
-    return lines[0]
+def _scored(
+    data: Path, predictions: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[dict[str, Any], list[str]]:
+    """``webagent score --json``: the report, and the lines it wrote to stderr."""
+    assert score(data, predictions, "--json") == 0
+    out = capsys.readouterr()
+    return json.loads(out.out), out.err.splitlines()
 
 
 @pytest.fixture
@@ -64,18 +57,12 @@ def test_a_latin1_byte_on_line_2_of_the_data_is_named_and_line_1_still_scores(
     raw_folder: Path, predictions_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     first, second, third = _jsonl(_tasks(raw_folder))
-    bad, column = _latin1_in(second, b"Boston")  # inside the task's own words
+    bad, column = latin1_in(second, b"Boston")  # inside the task's own words
     data = tmp_path / "latin1.jsonl"
     data.write_bytes(first + bad + third)
-    assert _score(data, predictions_file, "--json") == 0
-    out = capsys.readouterr()
-    report = json.loads(out.out)
+    report, warnings = _scored(data, predictions_file, capsys)
     assert report["data"]["tasks"] == 2 and report["counts"]["steps_in_data"] == 6
-    named = (
-        f"{data}: line 2: field (line): not UTF-8 text: byte 0xE9 at column {column}; "
-        "save the file as UTF-8"
-    )
-    assert f"warning: {named}" in out.err.splitlines()
+    assert f"warning: {data}: line 2: field (line): {not_utf8(column)}" in warnings
 
 
 @pytest.mark.usefixtures("oracle_backend")
@@ -83,13 +70,13 @@ def test_strict_eval_names_the_line_that_is_not_utf8(
     raw_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     first, second, third = _jsonl(_tasks(raw_folder))
-    bad, column = _latin1_in(second, b"Boston")
+    bad, column = latin1_in(second, b"Boston")
     data = tmp_path / "latin1.jsonl"
     data.write_bytes(first + bad + third)
     assert _eval(data, tmp_path / "strict", "--strict") == 2
-    assert _one_line(capsys.readouterr().err) == (
+    assert one_line(capsys.readouterr().err) == (
         f"webagent eval: error: {data}: 1 bad record(s) and --strict is set: line 2: field "
-        f"(line): not UTF-8 text: byte 0xE9 at column {column}; save the file as UTF-8"
+        f"(line): {not_utf8(column)}"
     )
     assert _eval(data, tmp_path / "run") == 0  # without --strict: lines 1 and 3 run
     predictions = (tmp_path / "run" / "predictions.jsonl").read_text().splitlines()
@@ -100,8 +87,7 @@ def test_strict_eval_names_the_line_that_is_not_utf8(
 def test_a_utf8_byte_order_mark_is_accepted_in_data_and_predictions(
     raw_folder: Path, predictions_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _score(raw_folder, predictions_file, "--json") == 0
-    plain = json.loads(capsys.readouterr().out)
+    plain, _ = _scored(raw_folder, predictions_file, capsys)
     as_list = tmp_path / "list" / "tasks.json"
     as_list.parent.mkdir()
     as_list.write_bytes(BOM + json.dumps(_tasks(raw_folder)).encode())
@@ -110,10 +96,8 @@ def test_a_utf8_byte_order_mark_is_accepted_in_data_and_predictions(
     predictions = tmp_path / "predictions.jsonl"
     predictions.write_bytes(BOM + predictions_file.read_bytes())
     for data in (as_list, as_lines):
-        assert _score(data, predictions, "--json") == 0
-        out = capsys.readouterr()
-        report = json.loads(out.out)
-        assert [line for line in out.err.splitlines() if ": field " in line] == []
+        report, warnings = _scored(data, predictions, capsys)
+        assert [line for line in warnings if ": field " in line] == []
         assert report["data"]["tasks"] == 3 and report["data"]["issues"] == []
         assert report["overall"] == plain["overall"] and report["counts"] == plain["counts"]
 
@@ -123,38 +107,29 @@ def test_an_item_of_a_json_list_with_a_latin1_byte_is_left_out_and_the_next_ones
 ) -> None:
     tasks = _tasks(raw_folder)
     text = json.dumps(tasks, indent=1).encode()
-    bad, _ = _latin1_in(text, b"Boston")  # inside the second task
+    bad, _ = latin1_in(text, b"Boston")  # inside the second task
     line = text[: text.index(b"Boston")].count(b"\n") + 1
     column = len(text[: text.index(b"Boston")].rsplit(b"\n", 1)[1]) + 1
     data = tmp_path / "test_task" / "test_task_0.json"
     data.parent.mkdir()
     data.write_bytes(bad)
-    assert _score(data, predictions_file, "--json") == 0
-    out = capsys.readouterr()
-    assert json.loads(out.out)["data"]["tasks"] == 2  # the first and the third
-    assert (
-        f"warning: {data}: task #1: field (record): line {line}: not UTF-8 text: byte 0xE9 at "
-        f"column {column}; save the file as UTF-8"
-    ) in out.err.splitlines()
+    report, warnings = _scored(data, predictions_file, capsys)
+    assert report["data"]["tasks"] == 2  # the first and the third
+    assert f"warning: {data}: task #1: field (record): line {line}: {not_utf8(column)}" in warnings
 
 
 def test_a_latin1_byte_in_a_predictions_line_costs_only_that_line(
     raw_folder: Path, predictions_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _score(raw_folder, predictions_file, "--json") == 0
-    plain = json.loads(capsys.readouterr().out)["counts"]
+    plain, _ = _scored(raw_folder, predictions_file, capsys)
     lines = predictions_file.read_bytes().splitlines(keepends=True)
-    bad, column = _latin1_in(lines[1], b'"op"')
+    bad, column = latin1_in(lines[1], b'"op"')
     predictions = tmp_path / "predictions.jsonl"
     predictions.write_bytes(lines[0] + bad + b"".join(lines[2:]))
-    assert _score(raw_folder, predictions, "--json") == 0
-    out = capsys.readouterr()
-    counts = json.loads(out.out)["counts"]
-    assert counts["missing_predictions"] == plain["missing_predictions"] + 1  # line 2 alone
-    assert (
-        f"warning: {predictions}: task line 2: field (line): not UTF-8 text: byte 0xE9 at "
-        f"column {column}; save the file as UTF-8"
-    ) in out.err.splitlines()
+    report, warnings = _scored(raw_folder, predictions, capsys)
+    missing = report["counts"]["missing_predictions"]
+    assert missing == plain["counts"]["missing_predictions"] + 1  # line 2 alone
+    assert f"warning: {predictions}: task line 2: field (line): {not_utf8(column)}" in warnings
 
 
 def test_eval_does_not_show_a_binary_page_to_the_model(

@@ -9,18 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from webagent.cli import main
-
-
-def _score(data: Path, predictions: Path, *flags: str) -> int:
-    return main(["score", "--data", str(data), "--predictions", str(predictions), *flags])
-
-
-def _one_line(err: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, lines
-    return lines[0]
+from command_line import not_utf8, one_line, score
 
 
 def test_score_without_a_prediction_for_any_step_is_an_error(
@@ -28,8 +17,8 @@ def test_score_without_a_prediction_for_any_step_is_an_error(
 ) -> None:
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")
-    assert _score(raw_folder, empty) == 2
-    assert _one_line(capsys.readouterr().err) == (
+    assert score(raw_folder, empty) == 2
+    assert one_line(capsys.readouterr().err) == (
         f"webagent score: error: {empty}: no prediction in the file: nothing to score"
     )
     other = tmp_path / "other.jsonl"
@@ -40,20 +29,20 @@ def test_score_without_a_prediction_for_any_step_is_an_error(
             for n in range(3)
         )
     )  # fmt: skip
-    assert _score(raw_folder, other) == 2
+    assert score(raw_folder, other) == 2
     out = capsys.readouterr()
     assert out.out == ""  # no table of zeros
-    assert _one_line(out.err) == (
+    assert one_line(out.err) == (
         f"webagent score: error: {other}: none of its 3 prediction(s) is for a step of "
         f"{raw_folder} (no action_uid in common): every step would score 0; were they made on "
         "other data?"
     )
     broken = tmp_path / "broken.jsonl"
     broken.write_bytes(b'{"action_uid": "caf' + b"\xe9" + b'"}\nnot json\n')
-    assert _score(raw_folder, broken) == 2
-    line = _one_line(capsys.readouterr().err)
+    assert score(raw_folder, broken) == 2
+    line = one_line(capsys.readouterr().err)
     assert line.startswith(f"webagent score: error: {broken}: no usable prediction (2 bad): ")
-    assert "line 1: field (line): not UTF-8 text: byte 0xE9 at column 20" in line
+    assert f"line 1: field (line): {not_utf8(20)}" in line
 
 
 def test_score_says_how_many_steps_have_no_prediction(
@@ -61,7 +50,7 @@ def test_score_says_how_many_steps_have_no_prediction(
 ) -> None:
     first_two = tmp_path / "two.jsonl"
     first_two.write_bytes(b"".join(predictions_file.read_bytes().splitlines(keepends=True)[:2]))
-    assert _score(raw_folder, first_two) == 0
+    assert score(raw_folder, first_two) == 0
     out = capsys.readouterr()
     assert "predictions: 8 missing (scored wrong)" in out.out  # the official protocol
     assert (

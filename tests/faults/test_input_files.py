@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command_line import latin1_in, not_utf8, one_line
 
 from tests.fakes.openai_server import FakeOpenAIServer
 from webagent.cli import main
@@ -57,18 +58,6 @@ def _live(url: str) -> list[str]:
     return ["--backend", "openai", "--base-url", url, "--model", MODEL]
 
 
-def _one_line(err: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, lines
-    return lines[0]
-
-
-def _latin1_in(line: bytes, text: bytes) -> tuple[bytes, int]:
-    """``line`` with a Latin-1 "é" put before ``text``, and that byte's 1-based column."""
-    at = line.index(text)
-    return line[:at] + b"\xe9" + line[at:], at + 1
-
-
 @pytest.fixture
 def page(tmp_path: Path) -> Path:
     path = tmp_path / "form.html"
@@ -101,11 +90,11 @@ def test_a_binary_page_is_refused_in_one_line_before_any_model_call(
     with FakeOpenAIServer(answer=click_the_button) as fake:
         assert main([*_act(noise), *_live(fake.base_url)]) == 2
         assert fake.chat_requests == []
-    assert _one_line(capsys.readouterr().err) == (
+    assert one_line(capsys.readouterr().err) == (
         f"webagent act: error: {noise}: binary data, not a web page: it holds NUL bytes"
     )
     assert main(["segment", str(noise), "--token-counter", "estimate"]) == 2
-    assert _one_line(capsys.readouterr().err) == (
+    assert one_line(capsys.readouterr().err) == (
         f"webagent segment: error: {noise}: binary data, not a web page: it holds NUL bytes"
     )
 
@@ -116,7 +105,7 @@ def test_control_characters_without_a_nul_are_binary_too(
     controls = tmp_path / "controls.html"
     controls.write_bytes(b"<p>" + bytes(range(1, 32)) * 40 + b"</p>")
     assert main(["segment", str(controls), "--token-counter", "estimate"]) == 2
-    assert _one_line(capsys.readouterr().err) == (
+    assert one_line(capsys.readouterr().err) == (
         f"webagent segment: error: {controls}: binary data, not a web page: 1080 of its first "
         "1247 characters are control characters or bytes its encoding cannot decode"
     )
@@ -152,12 +141,11 @@ def test_a_cassette_line_that_is_not_utf8_is_named(
     cassette, _ = recorded
     lines = cassette.read_bytes().splitlines(keepends=True)
     number = next(n for n, line in enumerate(lines, 1) if b'"kind": "completion"' in line)
-    lines[number - 1], column = _latin1_in(lines[number - 1], b"send the form")
+    lines[number - 1], column = latin1_in(lines[number - 1], b"send the form")
     cassette.write_bytes(b"".join(lines))
     assert main(_act(page, "--replay", str(cassette))) == 2
-    assert _one_line(capsys.readouterr().err) == (
-        f"webagent act: error: {cassette}:{number}: not a valid cassette entry (not UTF-8 "
-        f"text: byte 0xE9 at column {column}; save the file as UTF-8)"
+    assert one_line(capsys.readouterr().err) == (
+        f"webagent act: error: {cassette}:{number}: not a valid cassette entry ({not_utf8(column)})"
     )
 
 
@@ -184,12 +172,11 @@ def test_an_answers_file_with_a_byte_order_mark_replays_and_a_bad_byte_is_named(
     assert main(_act(page, *flags)) == 0
     assert _action(capsys.readouterr().out) == action
     header, answer = answers.read_bytes().splitlines(keepends=True)
-    bad, column = _latin1_in(answer, b'"how"')
+    bad, column = latin1_in(answer, b'"how"')
     answers.write_bytes(header + bad)
     assert main(_act(page, *flags)) == 2
-    assert _one_line(capsys.readouterr().err) == (
-        f"webagent act: error: {answers}:2: not a valid cassette entry (not UTF-8 text: byte "
-        f"0xE9 at column {column}; save the file as UTF-8)"
+    assert one_line(capsys.readouterr().err) == (
+        f"webagent act: error: {answers}:2: not a valid cassette entry ({not_utf8(column)})"
     )
 
 
@@ -204,9 +191,8 @@ def test_a_config_file_with_a_byte_order_mark_is_read_and_a_bad_byte_is_named(
     assert trace["action"] is not None and trace["action"]["element_id"] != "none"
     config.write_bytes(b'[agent]\nagent = "raw-html"\n# caf\xe9\n')
     assert main([*_act(page, "--config", str(config)), "--backend", "openai"]) == 2
-    assert _one_line(capsys.readouterr().err) == (
-        f"webagent act: error: --config {config}: line 3: not UTF-8 text: byte 0xE9 at column "
-        "6; save the file as UTF-8"
+    assert one_line(capsys.readouterr().err) == (
+        f"webagent act: error: --config {config}: line 3: {not_utf8(6)}"
     )
 
 
@@ -237,13 +223,13 @@ def test_batch_results_with_a_byte_order_mark_are_taken_and_a_bad_byte_is_named(
     assert _batch(out) == 5  # the act requests wait in round 1
     results = _answered_round(out)
     lines = results.read_bytes().splitlines(keepends=True)
-    lines[1], column = _latin1_in(lines[1], b'"response"')
+    lines[1], column = latin1_in(lines[1], b'"response"')
     results.write_bytes(b"".join(lines))
     capsys.readouterr()
     assert _batch(out, "--batch-results", str(results)) == 2
-    assert _one_line(capsys.readouterr().err) == (
-        f"webagent eval: error: {results}:2: not a Batch API result line (not UTF-8 text: byte "
-        f"0xE9 at column {column}; save the file as UTF-8); expected custom_id and "
+    assert one_line(capsys.readouterr().err) == (
+        f"webagent eval: error: {results}:2: not a Batch API result line ({not_utf8(column)}); "
+        "expected custom_id and "
         "response.status_code/response.body or error"
     )
     results = _answered_round(out)
