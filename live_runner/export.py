@@ -18,6 +18,8 @@ from live_runner.actions import ELEMENT_OPS
 from live_runner.errors import LiveRunnerError
 from live_runner.records import StepRecord
 from live_runner.trace import read_manifest, read_steps
+from webagent.errors import TextFileError
+from webagent.textfiles import read_text
 
 
 def export_run(run_dir: Path, *, include_failed: bool = False) -> dict[str, Any]:
@@ -71,8 +73,8 @@ def _action(run_dir: Path, step: StepRecord) -> dict[str, Any]:
         raise LiveRunnerError(f"step {step.step} of {run_dir} has no element action")
     page_file = run_dir / step.files["page"]
     try:
-        cleaned_html = page_file.read_text(encoding="utf-8")
-    except OSError as exc:
+        cleaned_html = read_text(page_file)
+    except (OSError, TextFileError) as exc:
         raise LiveRunnerError(f"{page_file} (step {step.step}) cannot be read: {exc}") from exc
     label = step.outcome.label
     attributes = {"backend_node_id": action.element_id}

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from live_runner.records import EpisodeResult
 from live_runner.settings import SuiteSettings
+from webagent.textfiles import read_models
 
 SCHEMA_VERSION = 2
 EPISODES_FILE = "episodes.jsonl"
@@ -100,15 +101,7 @@ def _rel(path: Path, root: Path) -> str:
 def read_episodes(out_dir: Path, *, every: bool = False) -> list[EpisodeResult]:
     """The latest result of each episode in ``episodes.jsonl``; the unfinished ones too when
     ``every``. A torn last line (a killed run) is skipped: that episode runs again."""
-    path = out_dir / EPISODES_FILE
-    latest: dict[tuple[str, int | None], EpisodeResult] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                result = EpisodeResult.model_validate_json(line)
-            except ValueError:
-                continue
-            latest[(result.task, result.seed)] = result
+    latest = {(e.task, e.seed): e for e in read_models(out_dir / EPISODES_FILE, EpisodeResult)}
     return [e for e in latest.values() if every or e.status not in UNFINISHED]
 
 

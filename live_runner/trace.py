@@ -28,7 +28,9 @@ from live_runner.records import TRACE_SCHEMA_VERSION, EpisodeResult, StepRecord
 from live_runner.safety import SecretStore
 from live_runner.viewer import render_report
 from webagent.atomic import write_text_atomic
+from webagent.errors import TextFileError
 from webagent.provenance import now
+from webagent.textfiles import read_models, read_text
 
 STEPS_FILE = "steps.jsonl"
 MANIFEST_FILE = "manifest.json"
@@ -118,21 +120,13 @@ def read_steps(run_dir: Path) -> list[StepRecord]:
     path = run_dir / STEPS_FILE
     if not path.exists():
         raise LiveRunnerError(f"{run_dir} is not a run folder: it has no {STEPS_FILE}")
-    steps = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        try:
-            steps.append(StepRecord.model_validate_json(line))
-        except ValueError:
-            continue  # the last line of a killed run may be cut short
-    return steps
+    return read_models(path, StepRecord)
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
     path = run_dir / MANIFEST_FILE
     try:
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        data: dict[str, Any] = json.loads(read_text(path))
+    except (OSError, json.JSONDecodeError, TextFileError) as exc:
         raise LiveRunnerError(f"{path} is missing or not JSON: {exc}") from exc
     return data

@@ -23,7 +23,6 @@ not depend on the form or the order.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -32,10 +31,11 @@ from typing import Any
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from mind2web_eval import _hfdata
-from mind2web_eval._jsonstream import iter_json_items
+from mind2web_eval._jsonstream import UnreadableItem, iter_json_items
 from mind2web_eval.records import SPLITS, LoadIssue, Task
 from mind2web_eval.screenshots import keep_screenshot
 from webagent.errors import DatasetError
+from webagent.textfiles import open_text, read_lines
 
 _DATA_SUFFIXES = (".json", ".jsonl", ".ndjson", ".parquet")
 _MAX_ISSUES_PER_RECORD = 5
@@ -155,28 +155,35 @@ def data_files(root: Path) -> list[Path]:
 
 
 def _iter_jsonl(path: Path, issues: list[LoadIssue]) -> Iterator[RawRecord]:
-    with path.open(encoding="utf-8") as stream:
-        for number, line in enumerate(stream, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield str(path), number - 1, json.loads(line)
-            except json.JSONDecodeError as exc:
-                issues.append(
-                    LoadIssue(
-                        file=str(path),
-                        task=f"line {number}",
-                        field="(line)",
-                        message=f"not JSON: {exc}",
-                        line=number,
-                    )
+    for line in read_lines(path):
+        try:
+            record = line.json()
+        except ValueError as exc:
+            issues.append(
+                LoadIssue(
+                    file=str(path),
+                    task=f"line {line.number}",
+                    field="(line)",
+                    message=str(exc),
+                    line=line.number,
                 )
+            )
+            continue
+        yield str(path), line.number - 1, record
 
 
 def _iter_json(path: Path, issues: list[LoadIssue]) -> Iterator[RawRecord]:
-    with path.open(encoding="utf-8") as stream:
+    with open_text(path) as stream:
         try:
             for index, item in enumerate(iter_json_items(stream, str(path))):
+                if isinstance(item, UnreadableItem):
+                    issues.append(
+                        LoadIssue(
+                            file=str(path), task=f"#{index}", field="(record)",
+                            message=item.problem,
+                        )
+                    )  # fmt: skip
+                    continue
                 yield str(path), index, item
         except DatasetError as exc:
             issues.append(
@@ -320,15 +327,19 @@ def check_usable(summary: DatasetSummary, strict: bool = False) -> None:
         raise DatasetError(f"{summary.source}: no Mind2Web task in the data")
     here = f"{summary.source}: "  # a record of the source file itself needs no file name
     bad = [line.removeprefix(here) for line in bad]
-    named = "; ".join(bad[:ERROR_NAMED]) + (
-        f"; and {len(bad) - ERROR_NAMED} more" if len(bad) > ERROR_NAMED else ""
-    )
+    named = name_first(bad)
     what = (
         f"{len(bad)} bad record(s) and --strict is set"
         if summary.tasks
         else f"no usable record ({len(bad)} bad)"
     )
     raise DatasetError(f"{summary.source}: {what}: {named}")
+
+
+def name_first(bad: list[str]) -> str:
+    """The first bad records (``ERROR_NAMED``) in one line, and how many more there are."""
+    more = len(bad) - ERROR_NAMED
+    return "; ".join(bad[:ERROR_NAMED]) + (f"; and {more} more" if more > 0 else "")
 
 
 def _iter_validated(

@@ -28,6 +28,7 @@ from mind2web_eval.scoring import GoldStep, ScoringSettings, score_all
 from mind2web_eval.store import ResultStore
 from webagent.atomic import write_lines_atomic
 from webagent.errors import DatasetError
+from webagent.textfiles import read_lines, read_text
 
 __all__ = ["RunFiles", "RunResults", "finalize_run", "run_files", "score_run", "write_gold"]
 
@@ -65,8 +66,12 @@ def write_gold(
 def read_gold(path: Path) -> list[GoldStep]:
     if not path.is_file():
         raise DatasetError(f"{path} is missing: run `webagent eval` on this folder again")
-    with path.open(encoding="utf-8") as stream:
-        return [GoldStep.model_validate_json(line) for line in stream if line.strip()]
+    gold = []
+    for line in read_lines(path):
+        if line.problem:
+            raise DatasetError(f"{path}: line {line.number}: {line.problem}")
+        gold.append(GoldStep.model_validate_json(line.text))
+    return gold
 
 
 def _write_predictions(store: ResultStore, path: Path) -> list[StepDiagnostics]:
@@ -92,7 +97,7 @@ def score_run(run_dir: Path, scoring: ScoringSettings) -> RunResults:
     scores, unknown = score_all(gold, predictions, scoring)
     manifest = read_manifest(run_dir / "manifest.json")
     data_path = run_dir / "data.json"
-    data = json.loads(data_path.read_text(encoding="utf-8")) if data_path.is_file() else {}
+    data = json.loads(read_text(data_path)) if data_path.is_file() else {}
     return RunResults(
         run_dir=str(run_dir),
         status=manifest.status if manifest else "",

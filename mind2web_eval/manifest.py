@@ -19,6 +19,7 @@ from mind2web_eval.records import SCHEMA_VERSION
 from webagent.atomic import write_text_atomic
 from webagent.errors import ConfigError
 from webagent.provenance import git_revision, now, package_versions
+from webagent.textfiles import read_text
 
 __all__ = ["RunManifest", "Session", "check_resume", "git_revision", "now", "read_manifest"]
 
@@ -84,7 +85,7 @@ def read_manifest(path: Path) -> RunManifest | None:
     if not path.exists():
         return None
     try:
-        return RunManifest.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        return RunManifest.model_validate(json.loads(read_text(path)))
     except (json.JSONDecodeError, ValidationError) as exc:
         raise ConfigError(f"{path} is not a readable run manifest: {exc}") from exc
 

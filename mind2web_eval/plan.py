@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mind2web_eval.data import iter_tasks
+from mind2web_eval.stepping import no_page
 from webagent.agents.plan import AgentPlan, format_plan, plan_agent, plan_payload
 from webagent.agents.plan_rounds import plan_rounds
 from webagent.agents.registry import agent_names
@@ -32,7 +33,7 @@ def data_observations(
     usable record (or any bad one, ``strict``) is a DatasetError, before any step runs."""
     for task in iter_tasks(data, limit=limit, strict=strict):
         for index, step in enumerate(task.actions):
-            if step.cleaned_html is not None:
+            if step.cleaned_html is not None and no_page(step) is None:
                 yield Observation(
                     task=task.confirmed_task,
                     previous_actions=task.previous_actions(index),

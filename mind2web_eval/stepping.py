@@ -1,8 +1,10 @@
 """Run one agent step on one Mind2Web step and turn it into a :class:`StepRecord`.
 
-The agent sees the step's ``cleaned_html`` and the gold history (``action_reprs[:i]``).
-A failing model or an unreadable page becomes part of the record (an error class; the step
-is then pending, see :mod:`mind2web_eval.store`). A bug in the agent (an exception out of
+The agent sees the step's ``cleaned_html`` and the gold history (``action_reprs[:i]``); a
+step without one, or whose one is binary data rather than a page, is ``no_html`` (the data
+has no page for it: an answer, scored as a miss, made without a model call). A failing model
+or an unreadable page becomes part of the record (an error class; the step is then pending,
+see :mod:`mind2web_eval.store`). A bug in the agent (an exception out of
 ``agent.step``) is raised, so that the run stops with its traceback, unless
 ``record_agent_errors`` asks to record it as ``agent_error`` and go on.
 """
@@ -13,11 +15,12 @@ from collections.abc import Callable
 
 from mind2web_eval.diagnostics import diagnose
 from mind2web_eval.manifest import now
-from mind2web_eval.records import Prediction, Task, ranked_candidates
+from mind2web_eval.records import Prediction, Step, Task, ranked_candidates
 from mind2web_eval.results import StepRecord
 from mind2web_eval.scoring import GoldStep, ScoringSettings, score_step
 from webagent.contracts import Agent, Observation, StepTrace
 from webagent.errors import WebAgentError
+from webagent.html.parse import binary_reason
 
 # what a bug in page handling may raise on a strange page: with ``record_agent_errors`` it is
 # recorded as ``agent_error`` so that one page does not end a long run
@@ -26,13 +29,22 @@ _STEP_FAILURES = (WebAgentError, ValueError, LookupError, RuntimeError, SyntaxEr
 Render = Callable[[str, str], str]
 
 
+def no_page(step: Step) -> str | None:
+    """Why the agent cannot see ``step``'s page (``no_html``); None when it can."""
+    if step.cleaned_html is None:
+        return "the step has no cleaned_html: the agent cannot see the page"
+    binary = binary_reason(step.cleaned_html)
+    return f"the step's cleaned_html is binary data, not a page: {binary}" if binary else None
+
+
 def _observe(
     agent: Agent, task: Task, index: int, record_agent_errors: bool, render: Render | None
 ) -> tuple[StepTrace | None, str | None, str]:
     """(trace, run error class, error message)."""
     step = task.actions[index]
-    if step.cleaned_html is None:
-        return None, "no_html", "the step has no cleaned_html: the agent cannot see the page"
+    missing = no_page(step)
+    if missing or step.cleaned_html is None:
+        return None, "no_html", missing or ""
     html = step.cleaned_html
     if render is not None:
         try:

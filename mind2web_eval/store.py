@@ -17,7 +17,6 @@ the file is cut back to its last complete line, so the next append starts clean.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Iterator
@@ -29,6 +28,7 @@ from pydantic import ValidationError
 from mind2web_eval.diagnostics import PENDING_CLASSES
 from mind2web_eval.results import StepRecord
 from webagent.errors import DatasetError, WebAgentError
+from webagent.textfiles import read_lines
 
 
 class ResultWriteError(WebAgentError):
@@ -81,17 +81,16 @@ class ResultStore:
     def _iter_raw(self) -> Iterator[tuple[int, str, dict[str, Any]]]:
         if not self.path.exists():
             return
-        with self.path.open(encoding="utf-8") as stream:
-            for number, line in enumerate(stream, start=1):
-                try:
-                    record = json.loads(line)
-                    uid = str(record["action_uid"])
-                except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                    raise DatasetError(
-                        f"{self.path}: line {number} is not a step record ({exc}); the file was "
-                        "edited by hand? move the line out and run again"
-                    ) from exc
-                yield number, uid, record
+        for line in read_lines(self.path, blank=True):  # line numbers index the records
+            try:
+                record = line.json()
+                uid = str(record["action_uid"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise DatasetError(
+                    f"{self.path}: line {line.number} is not a step record ({exc}); the file "
+                    "was edited by hand? move the line out and run again"
+                ) from exc
+            yield line.number, uid, record
 
     def _note(self, uid: str, raw: dict[str, Any], number: int) -> bool:
         """Take line ``number`` as the latest attempt of ``uid``; False if ``uid`` is done."""

@@ -34,6 +34,7 @@ LAYERS: dict[str, int] = {
     "webagent.prompts": 1,
     "webagent.provenance": 1,
     "webagent.atomic": 0,
+    "webagent.textfiles": 0,
     "webagent.templating": 0,
     "webagent.samples": 0,
     "webagent.html": 1,

@@ -21,8 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from webagent.agents.registry import agent_names
 from webagent.agents.settings import AgentSettings
-from webagent.errors import ConfigError, validation_message
+from webagent.errors import ConfigError, TextFileError, validation_message
 from webagent.model.settings import ModelSettings
+from webagent.textfiles import read_text
 
 #: environment variable -> (section, field): every variable the toolkit reads
 ENVIRONMENT: dict[str, tuple[str, str]] = {
@@ -166,9 +167,11 @@ def environment_values(environ: Mapping[str, str]) -> Values:
 def load_config_file(path: Path) -> Values:
     """Sections from a TOML run file, or from a finished run's ``manifest.json``."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except OSError as exc:
         raise ConfigError(f"--config {path}: cannot read it ({exc.strerror})") from exc
+    except TextFileError as exc:
+        raise ConfigError(f"--config {exc}") from exc
     if path.suffix == ".json":
         try:
             data = json.loads(text)

@@ -80,6 +80,11 @@ class DatasetError(WebAgentError):
     """A dataset file or record is broken; the message names file, task and field."""
 
 
+class TextFileError(WebAgentError):
+    """An input file holds bytes that are not UTF-8; the message names the file, the line,
+    the column and the byte (:mod:`webagent.textfiles`)."""
+
+
 def validation_message(exc: Any) -> str:
     """A pydantic ``ValidationError`` as one line: ``field: problem; field: problem``."""
     return "; ".join(

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from mind2web_eval.report.terminal import pct, per_step, table
 from mind2web_eval.run_results import RunResults
 from webagent.errors import DatasetError
+from webagent.textfiles import read_text
 
 
 class CompareRow(BaseModel):
@@ -40,7 +41,7 @@ def load_results(run_dir: Path) -> RunResults:
     if not path.is_file():
         raise DatasetError(f"{run_dir}: no results.json (is it a `webagent eval` run folder?)")
     try:
-        return RunResults.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        return RunResults.model_validate(json.loads(read_text(path)))
     except (json.JSONDecodeError, ValidationError) as exc:
         raise DatasetError(f"{path}: not a readable results.json: {exc}") from exc
 

@@ -9,6 +9,7 @@ from typing import Any
 from mind2web_eval.report.terminal import table
 from mind2web_eval.store import ResultStore
 from webagent.agents.plan import sum_usage
+from webagent.textfiles import read_text
 
 
 def plan_vs_spent(out: Path) -> list[dict[str, Any]] | None:
@@ -16,7 +17,7 @@ def plan_vs_spent(out: Path) -> list[dict[str, Any]] | None:
     path = out / "plan.json"
     if not path.is_file():
         return None
-    plan = json.loads(path.read_text())["agents"][0]
+    plan = json.loads(read_text(path))["agents"][0]
     traces = [r.trace for r in ResultStore(out / "results.jsonl").records() if r.trace]
     spent = sum_usage(t.usage for t in traces)
     rows = []

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from webagent.errors import ConfigError
+from webagent.textfiles import read_text
 
 Quality = Literal["auto", "step_sr", "gold_shown"]
 SPEC_FILE = "sweep.json"
@@ -115,7 +116,7 @@ def read_spec(out: Path) -> SweepSpec | None:
     if not path.is_file():
         return None
     try:
-        return SweepSpec.model_validate_json(path.read_text(encoding="utf-8"))
+        return SweepSpec.model_validate_json(read_text(path))
     except ValidationError as exc:
         raise ConfigError(f"{path}: not a sweep spec ({exc.error_count()} errors)") from exc
 

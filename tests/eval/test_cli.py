@@ -48,9 +48,9 @@ def test_score_errors_are_clear(
     missing = tmp_path / "nope.jsonl"
     assert main(["score", "--data", str(raw_folder), "--predictions", str(missing)]) == 2
     assert f"{missing}: no such predictions file" in capsys.readouterr().err
-    empty = tmp_path / "empty.jsonl"
-    empty.write_text("")
-    assert main(["score", "--data", str(tmp_path / "x"), "--predictions", str(empty)]) == 2
+    one = tmp_path / "one.jsonl"
+    one.write_text('{"annotation_id": "a", "action_uid": "s", "op": "CLICK", "element_id": "1"}\n')
+    assert main(["score", "--data", str(tmp_path / "x"), "--predictions", str(one)]) == 2
     assert "no such file or folder" in capsys.readouterr().err
 
 

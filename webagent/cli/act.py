@@ -7,10 +7,11 @@ import sys
 
 from webagent.agents.registry import agent_spec
 from webagent.cli.options import add_repeatable, add_run_arguments, config_from_args, open_agent
-from webagent.cli.pages import read_page
+from webagent.cli.pages import PAGE_HELP, read_page
 from webagent.cli.plan import add_plan_arguments, print_plan
 from webagent.cli.render import add_render_argument, render_page
 from webagent.contracts import Observation, StepTrace
+from webagent.html.parse import decode_html
 
 HELP = "run one agent step on a page and print the reopened fragments and the action"
 
@@ -25,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--page",
         required=True,
-        help="an HTML file, '-' for standard input, or a bundled sample name",
+        help=PAGE_HELP,
     )
     parser.add_argument("--task", required=True, help="what the agent should do")
     add_repeatable(
@@ -44,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     raw = read_page(args.page)
-    html = render_page(raw, args.page, config) if args.render else raw.decode("utf-8", "replace")
+    html = render_page(raw, args.page, config) if args.render else decode_html(raw)
     observation = Observation(task=args.task, previous_actions=args.previous, html=html)
     if args.plan:
         return print_plan(args, config, [observation])

@@ -13,7 +13,7 @@ from webagent.cli.options import (
     add_model_arguments,
     config_from_args,
 )
-from webagent.cli.pages import read_page
+from webagent.cli.pages import PAGE_HELP, read_page
 from webagent.cli.render import add_render_argument, render_page
 from webagent.config import RunConfig
 from webagent.errors import ConfigError
@@ -39,9 +39,7 @@ PREVIEW_CHARS = 60
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("segment", help=HELP, description=DESCRIPTION)
-    parser.add_argument(
-        "page", help="an HTML file, '-' for standard input, or a bundled sample name"
-    )
+    parser.add_argument("page", help=PAGE_HELP)
     parser.add_argument("--json", action="store_true", help="print the SegmentedPage as JSON")
     parser.add_argument(
         "--max-fragment-tokens", type=int, help="split fragments larger than this (planned)"
@@ -109,7 +107,7 @@ def format_table(page: SegmentedPage) -> str:
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    raw = read_page(args.page)
+    raw = read_page(args.page, args.encoding)
     data: bytes | str = decode_html(raw, args.encoding) if args.encoding else raw
     if args.render:
         data = render_page(data, args.page, config)

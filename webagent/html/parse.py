@@ -30,6 +30,13 @@ _BOMS = (
 )
 _META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([A-Za-z0-9_.:-]+)", re.I)
 _DEPTH_ERROR = "Excessive depth"
+#: how much of a page :func:`binary_reason` reads, and the share of its characters that may
+#: be control characters or bytes its encoding cannot decode before it is not text
+_SNIFF_BYTES = 8192
+_ODD_SHARE = 0.05
+# C0 controls but tab, line feed, form feed and carriage return; DEL; a byte the encoding
+# cannot decode (kept as a lone surrogate by surrogateescape)
+_ODD = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\udc80-\udcff]")
 
 
 def detect_encoding(data: bytes, declared: str | None = None) -> tuple[str, int]:
@@ -53,6 +60,39 @@ def decode_html(data: bytes, declared: str | None = None) -> str:
         if encoding.replace("_", "-").lower() in ("utf-8", "utf8") and not skip:
             return body.decode("windows-1252", errors="replace")
         return body.decode(encoding, errors="replace")
+
+
+def binary_reason(data: bytes | str, declared: str | None = None) -> str | None:
+    """Why ``data`` is binary rather than a page of text, in words; None for text.
+
+    Its first 8 KB are decoded as :func:`decode_html` would decode the page (so a page in
+    the charset it declares, or in windows-1252, is text); they are binary when they hold a
+    NUL (as git and ``file`` judge) or when more than 1 character in 20 is a control
+    character or a byte the encoding cannot decode. Real pages hold none of either."""
+    head = data[:_SNIFF_BYTES] if isinstance(data, str) else _decoded_head(data, declared)
+    if "\x00" in head:
+        return "it holds NUL bytes"
+    odd = sum(1 for _ in _ODD.finditer(head))
+    if odd > _ODD_SHARE * len(head):
+        return (
+            f"{odd} of its first {len(head)} characters are control characters or bytes "
+            "its encoding cannot decode"
+        )
+    return None
+
+
+def _decoded_head(data: bytes, declared: str | None) -> str:
+    """The first 8 KB of ``data`` decoded as :func:`decode_html` decodes the page, with the
+    bytes that do not decode kept as lone surrogates; a character cut at the end is left out."""
+    head = data[:_SNIFF_BYTES]
+    encoding, skip = detect_encoding(head, declared)
+    body = head[skip:]
+    try:
+        return codecs.getincrementaldecoder(encoding)("strict").decode(body)
+    except UnicodeDecodeError:
+        if codecs.lookup(encoding).name == "utf-8" and not skip:
+            encoding = "windows-1252"  # decode_html's fallback
+    return codecs.getincrementaldecoder(encoding)("surrogateescape").decode(body)
 
 
 def to_utf8(data: bytes | str, encoding: str | None = None) -> bytes:

@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from webagent.errors import ConfigError
+from webagent.textfiles import read_lines
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +51,8 @@ class Answer(BaseModel):
 def is_answers_file(path: Path) -> bool:
     """Whether ``path`` starts with an answers header (not a recording cassette)."""
     try:
-        with path.open(encoding="utf-8") as handle:
-            first = handle.readline()
-        header = json.loads(first)
+        first = next(read_lines(path), None)
+        header = first.json() if first else None
     except (OSError, ValueError):
         return False
     return isinstance(header, dict) and header.get("format") == ANSWERS_FORMAT
@@ -63,12 +63,10 @@ def read_answers(path: Path) -> dict[str, Answer]:
     if not path.exists():
         return {}
     answers: dict[str, Answer] = {}
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for line in read_lines(path):
+        number = line.number
         try:
-            entry = json.loads(line)
+            entry = line.json()
             if not isinstance(entry, dict):
                 raise ValueError("not a JSON object")
             if entry.get("kind") == "header":
@@ -78,7 +76,7 @@ def read_answers(path: Path) -> dict[str, Answer]:
                 raise ValueError(f"unknown kind {entry.get('kind')!r}")
             answer = Answer.model_validate({k: v for k, v in entry.items() if k != "kind"})
         except (ValueError, ValidationError) as exc:
-            if number == len(lines) and not line.endswith("\n"):
+            if not line.ended:
                 log.warning("%s:%d: skipping a truncated last line", path, number)
                 continue
             raise ConfigError(f"{path}:{number}: not an answer line ({exc})") from exc

@@ -30,6 +30,7 @@ from pydantic import BaseModel, Field
 from webagent.atomic import write_lines_atomic, write_text_atomic
 from webagent.errors import ConfigError
 from webagent.model.answer_file import Answer, append_answers, read_answers
+from webagent.textfiles import read_lines, read_text
 
 #: the Batch API's endpoint for chat completions
 CHAT_URL = "/v1/chat/completions"
@@ -93,7 +94,7 @@ class BatchFolder:
         if not self.rounds_path.exists():
             return Rounds()
         try:
-            return Rounds.model_validate_json(self.rounds_path.read_text(encoding="utf-8"))
+            return Rounds.model_validate_json(read_text(self.rounds_path))
         except ValueError as exc:
             raise ConfigError(f"{self.rounds_path} is not a rounds file ({exc})") from exc
 
@@ -184,9 +185,9 @@ def _staged(path: Path) -> dict[str, dict[str, Any]]:
     if not path.exists():
         return {}
     lines: dict[str, dict[str, Any]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_lines(path):
         try:
-            entry = json.loads(line)
+            entry = line.json()
         except ValueError:
             continue  # only the last line can be cut short; its request is met again
         lines.setdefault(entry["custom_id"], entry)
@@ -201,19 +202,15 @@ def request_line(key: str, body: dict[str, Any]) -> dict[str, Any]:
 def read_results(path: Path, model: str, how: str) -> Iterable[Answer | tuple[str, str]]:
     """The lines of a Batch API output file: an :class:`Answer` for each success, a
     ``(custom_id, error)`` pair for each error; a malformed line is a ConfigError."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise ConfigError(f"batch results file {path} does not exist") from exc
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    if not path.is_file():
+        raise ConfigError(f"batch results file {path} does not exist")
+    for line in read_lines(path):
         try:
-            yield _result(json.loads(line), model, how)
+            yield _result(line.json(), model, how)
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             raise ConfigError(
-                f"{path}:{number}: not a Batch API result line ({exc}); expected custom_id and "
-                "response.status_code/response.body or error"
+                f"{path}:{line.number}: not a Batch API result line ({exc}); expected "
+                "custom_id and response.status_code/response.body or error"
             ) from exc
 
 

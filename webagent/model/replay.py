@@ -23,6 +23,7 @@ from typing import Any
 
 from webagent.errors import ConfigError, ReplayMissError
 from webagent.model.base import Backend, Completion, Request
+from webagent.textfiles import Line, read_lines
 from webagent.tokens import TokenCounter, estimate_tokens
 
 log = logging.getLogger(__name__)
@@ -182,17 +183,14 @@ class ReplayBackend(Backend):
 def _load_cassette(
     path: Path,
 ) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]], dict[str, int]]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    except FileNotFoundError as exc:
-        raise ConfigError(f"replay cassette {path} does not exist") from exc
+    if not path.is_file():
+        raise ConfigError(f"replay cassette {path} does not exist")
     header: dict[str, Any] = {}
     answers: dict[str, list[dict[str, Any]]] = defaultdict(list)
     counts: dict[str, int] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        entry = _parse_line(path, number, line, last=number == len(lines))
+    for line in read_lines(path):
+        number = line.number
+        entry = _parse_line(path, line)
         if entry is None:
             continue
         kind = entry.get("kind")
@@ -213,9 +211,9 @@ def _load_cassette(
     return header, dict(answers), counts
 
 
-def _parse_line(path: Path, number: int, line: str, *, last: bool) -> dict[str, Any] | None:
+def _parse_line(path: Path, line: Line) -> dict[str, Any] | None:
     try:
-        entry = json.loads(line)
+        entry = line.json()
         if not isinstance(entry, dict):
             raise ValueError("not a JSON object")
         if entry.get("kind") == "completion":
@@ -224,10 +222,12 @@ def _parse_line(path: Path, number: int, line: str, *, last: bool) -> dict[str, 
             _ = entry["key"], entry["text"]
         return entry
     except (ValueError, KeyError, TypeError) as exc:
-        if last and not line.endswith("\n"):
-            log.warning("%s:%d: ignoring a truncated last line (interrupted write)", path, number)
+        if not line.ended:
+            log.warning(
+                "%s:%d: ignoring a truncated last line (interrupted write)", path, line.number
+            )
             return None
-        raise ConfigError(f"{path}:{number}: not a valid cassette entry ({exc})") from exc
+        raise ConfigError(f"{path}:{line.number}: not a valid cassette entry ({exc})") from exc
 
 
 def _cassette_model(path: Path, header: dict[str, Any]) -> str:
