@@ -60,14 +60,17 @@ class _BrowserType:
     """A Playwright ``BrowserType`` whose ``launch`` defaults ``executable_path`` and lends
     one browser per set of launch options."""
 
-    def __init__(self, inner: Any, executable_path: Path | None) -> None:
+    def __init__(self, inner: Any, executable_path: Path | None, lend: bool) -> None:
         self._inner = inner
         self._path = executable_path
+        self._lend = lend
         self._open: dict[str, Any] = {}
 
     def launch(self, **kwargs: Any) -> Any:
         if kwargs.get("executable_path") is None and self._path is not None:
             kwargs["executable_path"] = self._path
+        if not self._lend:
+            return self._inner.launch(**kwargs)
         key = json.dumps(kwargs, sort_keys=True, default=str)
         browser = self._open.get(key)
         if browser is None or not browser.is_connected():
@@ -88,9 +91,9 @@ class _Playwright:
     """A Playwright whose ``chromium`` launches the chosen binary, once per set of options;
     all else is the real one."""
 
-    def __init__(self, inner: Any, executable_path: Path | None) -> None:
+    def __init__(self, inner: Any, executable_path: Path | None, lend: bool) -> None:
         self._inner = inner
-        self.chromium = _BrowserType(inner.chromium, executable_path)
+        self.chromium = _BrowserType(inner.chromium, executable_path, lend)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -104,10 +107,12 @@ def _own_chromium(playwright: Any) -> str | None:
 
 
 @contextmanager
-def browsergym_playwright(configured: Path | None) -> Iterator[Path | None]:
+def browsergym_playwright(configured: Path | None, *, lend: bool = True) -> Iterator[Path | None]:
     """BrowserGym's Playwright for the ``with`` block; yields the Chromium binary it launches
     (None: Playwright's own). The choice is :func:`live_runner.session.choose_chromium`'s:
-    the configured one, else Playwright's own if installed, else the system's on PATH."""
+    the configured one, else Playwright's own if installed, else the system's on PATH.
+    ``lend``: one browser per set of launch options, lent to every episode (module doc);
+    False: a new browser for every launch, as BrowserGym itself does."""
     try:
         import browsergym.core as bgym_core
         from playwright.sync_api import sync_playwright
@@ -120,7 +125,7 @@ def browsergym_playwright(configured: Path | None) -> Iterator[Path | None]:
     try:
         choice = choose_chromium(configured, _own_chromium(real))
         log.info("browser: %s, %s", choice.path or "Playwright's Chromium", choice.why)
-        lending = _Playwright(real, choice.path)
+        lending = _Playwright(real, choice.path, lend)
         bgym_core._set_global_playwright(lending)
         yield choice.path
     finally:

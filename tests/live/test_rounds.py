@@ -11,6 +11,7 @@ task and page in each act request, as a helper answering a round would."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -26,6 +27,7 @@ import pytest
 from live.conftest import CHROMIUM
 from live.oracle import MODEL, answer, answer_round
 from live_runner.suite import SuiteReport
+from tests.fakes.batch_server import FakeBatchAPI
 from tests.fakes.openai_server import FakeOpenAIServer
 from webagent.cli import main
 from webagent.model.batch_rounds import BatchFolder
@@ -82,8 +84,14 @@ def in_rounds(argv: list[str], out: Path, limit: int = 8) -> int:
 
 
 def direct(argv: list[str]) -> list[dict[str, Any]]:
-    """The same run with every request sent to the oracle over HTTP; the bodies it sent."""
-    with FakeOpenAIServer(answer=answer) as server:
+    """The same run with every request sent to the oracle over HTTP; the bodies it sent (a
+    BrowserGym run launches its browsers anew for every episode, as BrowserGym itself does)."""
+    with FakeOpenAIServer(answer=answer) as server, pytest.MonkeyPatch.context() as patch:
+        if argv[0] == "browsergym":
+            from live_runner.browsergym import browser, environment
+
+            fresh = functools.partial(browser.browsergym_playwright, lend=False)
+            patch.setattr(environment, "browsergym_playwright", fresh)
         assert main([*argv, "--backend", "openai", "--base-url", server.base_url]) == 0
         return server.chat_requests
 
@@ -140,6 +148,17 @@ def test_miniwob_rounds_through_files_earn_the_rewards_of_direct_calls(
     assert "episodes: 3, 3 finished before, 0 to run" in capsys.readouterr().err
 
 
+def test_batch_submit_runs_the_rounds_through_the_batch_api(miniwob: None, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    with FakeBatchAPI(answer, polls=1) as api:
+        args = [*miniwob_args(out, TASKS[1:]), "--backend", "batch", "--base-url", api.base_url]
+        assert main([*args, "--batch-submit", "--batch-poll", "0.01"]) == 0
+        created = api.created
+    assert outcomes(out) == SOLVED[1:]
+    rounds = BatchFolder(out / "batch").rounds().rounds
+    assert created == len(rounds) >= 2 and all(r.status == "answered" for r in rounds)
+
+
 @pytest.mark.parametrize("point", ["episode", "ingest"])
 def test_a_sigkill_mid_round_or_between_rounds_loses_nothing(
     miniwob: None, tmp_path: Path, point: str
@@ -191,7 +210,8 @@ def test_browsergym_rounds_earn_direct_rewards_and_replay_reproduces_them(
     assert outcomes(out) == outcomes(tmp_path / "direct") == SOLVED
     assert [e.reward for e in report(out).episodes] == [1.0, 1.0, 1.0]
     # BrowserGym's ids are its own, in DOM order: a replay shows the same pages, so the
-    # rounds asked exactly what direct calls sent, and no episode diverged
+    # rounds (through lent browsers) asked exactly what direct calls (through fresh browsers,
+    # as BrowserGym launches them) sent, and no episode diverged
     assert canonical(asked(out)) == canonical(sent)
     assert report(out).divergent == 0
     assert [e.attempts for e in report(out).episodes] == [2, 2, 3]
