@@ -24,7 +24,14 @@ from live_runner.rounds import UNFINISHED, follow
 from live_runner.safety import ConfirmCallback, DomainPolicy, NavigationGuard, SecretStore
 from live_runner.session import BrowserSession, open_browser
 from live_runner.settings import RunSettings
-from live_runner.trace import RunTracer, read_summary, remove_run, write_summary
+from live_runner.trace import (
+    MANIFEST_FILE,
+    RunTracer,
+    read_manifest,
+    read_summary,
+    remove_run,
+    write_summary,
+)
 from webagent.contracts import Agent
 from webagent.provenance import provenance
 
@@ -119,15 +126,30 @@ def run_task_again(
     is not run again (its result comes back); one that is pending, ended in an error or was
     killed is replayed from the start URL (the folder's run files replaced, its ``batch/``
     kept) and checked against the attempt it replays (:mod:`live_runner.rounds`)."""
+    secrets = secrets or SecretStore()
+    _check_same_run(settings, secrets)
     finished = finished_run(settings.out_dir)
     if finished is not None:
         return finished
     previous = read_summary(settings.out_dir)
     remove_run(settings.out_dir)
-    secrets = secrets or SecretStore()
     result = follow(previous, run_task(settings, agent, secrets=secrets, **kwargs))
     write_summary(settings.out_dir, result, secrets)
     return result
+
+
+def _check_same_run(settings: RunSettings, secrets: SecretStore) -> None:
+    """A folder holding a run of another task or start URL is not this run's to go on with
+    (the manifest holds them redacted)."""
+    if not (settings.out_dir / MANIFEST_FILE).exists():
+        return
+    manifest = read_manifest(settings.out_dir)
+    wanted = (secrets.redact(settings.task), secrets.redact(settings.url))
+    if (manifest.get("task"), manifest.get("url")) != wanted:
+        raise LiveRunnerError(
+            f"{settings.out_dir} holds a run of another task or start URL "
+            f"({manifest.get('task')!r} at {manifest.get('url')}); pass a new --out folder"
+        )
 
 
 def _open_start(session: BrowserSession, url: str, tracer: RunTracer) -> None:

@@ -170,3 +170,14 @@ def test_the_command_that_goes_on_names_the_run_folder() -> None:
     assert continue_argv(given, Path("x")) == ["run", "--out", "x"]
     chosen = argparse.Namespace(argv=["run"], out=None)
     assert continue_argv(chosen, Path("runs/live/1")) == ["run", "--out", "runs/live/1"]
+
+
+def test_a_run_folder_of_another_task_is_not_gone_on_with(tmp_path: Path) -> None:
+    from live_runner.errors import LiveRunnerError
+    from live_runner.settings import RunSettings
+    from live_runner.tab import run_task_again
+
+    RunTracer(tmp_path).start({"task": "book a table", "url": "file:///a.html"})
+    settings = RunSettings(url="file:///a.html", task="find the hours", out_dir=tmp_path)
+    with pytest.raises(LiveRunnerError, match="holds a run of another task or start URL"):
+        run_task_again(settings, ScriptedAgent([]))
