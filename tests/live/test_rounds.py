@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from live.conftest import CHROMIUM
+from live.conftest import CHROMIUM, browser_settings
 from live.oracle import MODEL, answer, answer_round
 from live_runner.suite import SuiteReport
 from tests.fakes.batch_server import FakeBatchAPI
@@ -43,12 +43,27 @@ SOLVED = [(t, "done", 2 if t == "enter-text" else 1, True) for t in TASKS]
 
 
 @pytest.fixture(scope="module")
-def miniwob() -> None:
+def chromium() -> None:
+    """Skips only when no Chromium starts (started and closed here: the commands under test
+    start their own Playwright, and two cannot run in one thread)."""
+    pytest.importorskip("playwright", reason="pip install 'readagent-web[live]'")
+    from live_runner.errors import BrowserLaunchError
+    from live_runner.session import open_browser
+
+    try:
+        with open_browser(browser_settings()):
+            pass
+    except BrowserLaunchError as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="module")
+def miniwob(chromium: None) -> None:
     pytest.importorskip("miniwob", reason="pip install 'readagent-web[live]'")
 
 
 @pytest.fixture(scope="module")
-def browsergym() -> None:
+def browsergym(chromium: None) -> None:
     pytest.importorskip("browsergym.miniwob", reason="pip install 'readagent-web[browsergym]'")
     pytest.importorskip("miniwob", reason="pip install 'readagent-web[browsergym]'")
 
@@ -292,9 +307,8 @@ def test_a_page_changed_between_rounds_is_asked_again_and_counted_divergent(
 
 
 def test_webagent_run_goes_in_rounds_and_a_finished_run_is_not_rerun(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    chromium: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pytest.importorskip("playwright", reason="pip install 'readagent-web[live]'")
     page = tmp_path / "site" / "form.html"
     page.parent.mkdir()
     page.write_text(
