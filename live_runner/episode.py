@@ -8,10 +8,13 @@ for all of them: previous actions with their outcomes (``[button]  Submit -> CLI
 element is covered ...)``), limits, tokens, one :class:`~live_runner.records.StepRecord` per
 step and one :class:`~live_runner.records.EpisodeResult` at the end, traced.
 
-A step with no valid action is a failed step, reported back the same way. A step whose model
-answer is still to come (the batch backend) suspends the episode as ``pending``: nothing is
-done on the page, and the episode runs again from its seed once the answer is there. Nothing
-read from the page changes the task, the allowed domains or the limits.
+A step with no valid action is a failed step, reported back the same way. A step the model
+never answered suspends the episode as ``pending``: its answer is still to come (the batch
+backend), or the model failed after its retries, or a replay holds no answer for it; nothing
+is done on the page, and the episode runs again from its seed. Each step's observation is
+kept as a digest, so a replay from the seed can be checked against it
+(:mod:`live_runner.rounds`). Nothing read from the page changes the task, the allowed domains
+or the limits.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pydantic import ValidationError
 from live_runner.actions import ActionOutcome, LiveAction, LiveOp
 from live_runner.observe import PageSnapshot
 from live_runner.records import EpisodeResult, StepRecord
+from live_runner.rounds import digest
 from live_runner.safety import SecretStore
 from live_runner.settings import LimitSettings
 from live_runner.trace import RunTracer
@@ -37,6 +41,9 @@ log = logging.getLogger(__name__)
 
 #: the agent's step ended at a request whose answer is still to come (the batch backend)
 AWAITING = "awaiting_answer"
+#: steps the model never answered (still to come; failed after retries; not in a replay):
+#: the episode is pending, never a failure
+UNANSWERED = (AWAITING, "model_error")
 
 
 class EndReason(StrEnum):
@@ -48,7 +55,7 @@ class EndReason(StrEnum):
     MAX_TOKENS = "max_tokens"
     ERROR = "error"
     INTERRUPTED = "interrupted"
-    PENDING = "pending"  # a model answer is still to come; the episode runs again from its seed
+    PENDING = "pending"  # the model never answered a step; the episode runs again from its seed
 
 
 @dataclass
@@ -95,6 +102,7 @@ class _Tally:
     input_tokens: int = 0
     output_tokens: int = 0
     outcomes: list[ActionOutcome] = field(default_factory=list)
+    observed: list[str] = field(default_factory=list)
 
     def add_usage(self, trace: StepTrace) -> dict[str, int]:
         used_in = sum(u.input_tokens for u in trace.usage.values())
@@ -163,10 +171,12 @@ class Episode:
             page = self.env.observe()
             t1 = time.perf_counter()
             previous = [o.describe() for o in tally.outcomes]
-            trace = self.agent.step(
-                Observation(task=self.goal, previous_actions=previous, html=page.html, url=page.url)
+            observation = Observation(
+                task=self.goal, previous_actions=previous, html=page.html, url=page.url
             )
-            if trace.error_class == AWAITING:
+            tally.observed.append(digest(observation))
+            trace = self.agent.step(observation)
+            if trace.error_class in UNANSWERED:
                 return EndReason.PENDING, None, trace.error or "a model answer is to come"
             t2 = time.perf_counter()
             tokens = tally.add_usage(trace)
@@ -218,4 +228,5 @@ class Episode:
             success=ending.success,
             episode={**ending.info, "failed_actions": sum(not o.ok for o in tally.outcomes)},
             goal=self.goal,
+            observed=tally.observed,
         )

@@ -29,7 +29,7 @@ from live_runner.records import EpisodeResult
 from live_runner.safety import DomainPolicy, NavigationGuard
 from live_runner.session import BrowserSession, open_browser
 from live_runner.settings import LimitSettings, MiniWobSettings
-from live_runner.suite import SuiteReport, run_suite
+from live_runner.suite import Progress, SuiteReport, run_suite
 from live_runner.tab import TabEnvironment
 from live_runner.trace import RunTracer
 from webagent.contracts import Agent
@@ -123,6 +123,7 @@ def run_miniwob(
     *,
     agent_manifest: dict[str, Any] | None = None,
     browser: Browser | None = None,
+    progress: Progress | None = None,
 ) -> SuiteReport:
     """Every task × seed once (skipping episodes already finished in ``episodes.jsonl``)."""
     root = html_root(settings)
@@ -143,7 +144,7 @@ def run_miniwob(
                 agent_manifest=agent_manifest,
             )
 
-        return run_suite(settings, run_one, agent_manifest)
+        return run_suite(settings, run_one, agent_manifest, progress)
 
 
 def _episode(

@@ -62,4 +62,14 @@ class EpisodeResult(BaseModel):
     seed: int | None = None
     goal: str = Field(default="", description="the instruction the agent was given")
     run_dir: str = Field(default="", description="the episode's run folder, in a suite")
+    observed: list[str] = Field(
+        default_factory=list,
+        description="a digest of what the agent was given at each step, a suspended one "
+        "included (live_runner.rounds): what a replay from the seed must show again",
+    )
+    attempts: int = Field(default=1, description="runs of this episode from its seed")
+    divergences: int = Field(
+        default=0, description="replays that did not show the agent what the attempt before did"
+    )
+    diverged_at: int | None = Field(default=None, description="the step of the latest divergence")
     finished_at: str = Field(default_factory=now)

@@ -2,9 +2,13 @@
 
 ``OUT/episodes.jsonl`` holds one :class:`~live_runner.records.EpisodeResult` per line,
 appended as each episode ends, so the same command again skips what is finished and runs
-again, from its seed, what ended in an error or is pending (a model answer still to come).
-``report.json`` and ``table.md`` summarise the latest result of each episode; each episode has
-its own run folder ``OUT/<task>/seed-<n>`` (:class:`~live_runner.trace.RunTracer`).
+again, from its seed, what ended in an error or is pending (a model answer still to come: the
+next request round replays it, :mod:`live_runner.rounds`, and counts it divergent when the
+replay shows the agent another page than the attempt before). ``report.json`` and ``table.md``
+summarise the latest result of each episode; success rates are over the episodes that ended
+(pending ones are counted apart, never as failures). Each episode has its own run folder
+``OUT/<task>/seed-<n>`` (:class:`~live_runner.trace.RunTracer`). ``progress`` gets one line
+per episode run and one for the whole run.
 """
 
 from __future__ import annotations
@@ -18,27 +22,32 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from live_runner.records import EpisodeResult
+from live_runner.rounds import UNFINISHED, follow
 from live_runner.settings import SuiteSettings
-from webagent.textfiles import read_models
+from live_runner.trace import SUMMARY_FILE, write_summary
+from webagent.textfiles import read_models, read_text
 
-SCHEMA_VERSION = 2
+#: 3: divergent episodes (request rounds)
+SCHEMA_VERSION = 3
 EPISODES_FILE = "episodes.jsonl"
-#: the episodes a rerun runs again
-UNFINISHED = ("error", "pending")
 
 #: (task, seed, its run folder) -> how the episode ended; an environment that fails to start
 #: is an ``error`` result, not an exception
 RunOne = Callable[[str, int, Path], EpisodeResult]
+#: where a suite says how far it got (a line at a time)
+Progress = Callable[[str], None]
 
 
 class TaskSummary(BaseModel):
     task: str
     episodes: int
+    ended: int = Field(default=0, description="episodes that ended (not pending)")
     success_rate: float = Field(description="of the episodes that ended (not pending)")
     mean_reward: float
     mean_steps: float
     errors: int = 0
     pending: int = 0
+    divergent: int = Field(default=0, description="episodes a replay did not reproduce")
 
 
 class SuiteReport(BaseModel):
@@ -50,6 +59,7 @@ class SuiteReport(BaseModel):
     success_rate: float = Field(description="of the episodes that ended (not pending)")
     mean_reward: float
     pending: int = 0
+    divergent: int = Field(default=0, description="episodes a replay did not reproduce")
 
 
 def episode_dir(out_dir: Path, task: str, seed: int) -> Path:
@@ -57,25 +67,79 @@ def episode_dir(out_dir: Path, task: str, seed: int) -> Path:
 
 
 def run_suite(
-    settings: SuiteSettings, run_one: RunOne, agent_manifest: dict[str, Any] | None = None
+    settings: SuiteSettings,
+    run_one: RunOne,
+    agent_manifest: dict[str, Any] | None = None,
+    progress: Progress | None = None,
 ) -> SuiteReport:
     """Every task × seed not finished yet, then the report of all of them."""
     settings.out_dir.mkdir(parents=True, exist_ok=True)
-    finished = {(e.task, e.seed) for e in read_episodes(settings.out_dir)}
-    for task, seed in ((t, s) for t in settings.tasks for s in settings.seeds):
-        if (task, seed) in finished:
-            continue
-        run_dir = episode_dir(settings.out_dir, task, seed)
-        _set_aside(run_dir)
-        result = run_one(task, seed, run_dir).model_copy(
-            update={"task": task, "seed": seed, "run_dir": _rel(run_dir, settings.out_dir)}
-        )
-        with (settings.out_dir / EPISODES_FILE).open("a", encoding="utf-8") as out:
-            out.write(result.model_dump_json() + "\n")
+    known = {(e.task, e.seed): e for e in read_episodes(settings.out_dir, every=True)}
+    todo = [
+        (t, s)
+        for t in settings.tasks
+        for s in settings.seeds
+        if (t, s) not in known or known[(t, s)].status in UNFINISHED
+    ]
+    tally = _Tally(len(settings.tasks) * len(settings.seeds), len(todo), progress)
+    for number, (task, seed) in enumerate(todo, start=1):
+        result = _run_episode(settings.out_dir, run_one, task, seed, known.get((task, seed)))
+        tally.add(number, result)
     report = summarise(settings, read_episodes(settings.out_dir, every=True), agent_manifest)
     (settings.out_dir / "report.json").write_text(report.model_dump_json(indent=2), "utf-8")
     (settings.out_dir / "table.md").write_text(format_table(report), "utf-8")
+    tally.done(report)
     return report
+
+
+def _run_episode(
+    out_dir: Path, run_one: RunOne, task: str, seed: int, previous: EpisodeResult | None
+) -> EpisodeResult:
+    """One episode from its seed, as the attempt after ``previous``, appended to the record."""
+    run_dir = episode_dir(out_dir, task, seed)
+    _set_aside(run_dir)
+    result = run_one(task, seed, run_dir).model_copy(
+        update={"task": task, "seed": seed, "run_dir": _rel(run_dir, out_dir)}
+    )
+    result = follow(previous, result)
+    if (run_dir / SUMMARY_FILE).exists():
+        write_summary(run_dir, result)
+    with (out_dir / EPISODES_FILE).open("a", encoding="utf-8") as out:
+        out.write(result.model_dump_json() + "\n")
+    return result
+
+
+class _Tally:
+    """The progress lines: one per episode run, one at the end."""
+
+    def __init__(self, total: int, todo: int, progress: Progress | None) -> None:
+        self.total, self.todo, self.progress = total, todo, progress
+        self.pending = 0
+        if progress is not None:
+            progress(f"episodes: {total}, {total - todo} finished before, {todo} to run")
+
+    def add(self, number: int, result: EpisodeResult) -> None:
+        self.pending += result.status == "pending"
+        if self.progress is None:
+            return
+        if result.status == "pending":
+            how = f"at step {result.steps + 1}: {result.detail[:120]}"
+        else:
+            how = f"reward {result.reward:.2f} after {result.steps} steps"
+        diverged = f", {result.divergences} divergent replays" if result.divergences else ""
+        self.progress(
+            f"[{number}/{self.todo}] {result.task} seed {result.seed}: {result.status} ({how})"
+            f"{diverged}; pending so far {self.pending}"
+        )
+
+    def done(self, report: SuiteReport) -> None:
+        if self.progress is None:
+            return
+        ended = len(report.episodes) - report.pending
+        self.progress(
+            f"episodes: {ended} of {self.total} ended (success rate {report.success_rate:.2f} "
+            f"over them), {report.pending} pending, {report.divergent} divergent"
+        )
 
 
 def _set_aside(run_dir: Path) -> None:
@@ -84,7 +148,7 @@ def _set_aside(run_dir: Path) -> None:
     if not run_dir.exists():
         return
     summary = run_dir / "summary.json"
-    status = json.loads(summary.read_text("utf-8")).get("status") if summary.exists() else ""
+    status = json.loads(read_text(summary)).get("status") if summary.exists() else ""
     if status == "pending":
         shutil.rmtree(run_dir)
         return
@@ -125,6 +189,7 @@ def summarise(
         success_rate=_share(e.success for e in ended),
         mean_reward=_mean(e.reward for e in ended),
         pending=len(mine) - len(ended),
+        divergent=sum(e.divergences > 0 for e in mine),
     )
 
 
@@ -133,11 +198,13 @@ def _task_summary(task: str, episodes: list[EpisodeResult]) -> TaskSummary:
     return TaskSummary(
         task=task,
         episodes=len(episodes),
+        ended=len(ended),
         success_rate=_share(e.success for e in ended),
         mean_reward=_mean(e.reward for e in ended),
         mean_steps=_mean(e.steps for e in ended),
         errors=sum(e.status == "error" for e in ended),
         pending=len(episodes) - len(ended),
+        divergent=sum(e.divergences > 0 for e in episodes),
     )
 
 
@@ -152,20 +219,31 @@ def _share(flags: Iterable[bool | None]) -> float:
 
 def format_table(report: SuiteReport) -> str:
     lines = [
-        "| task | episodes | success rate | mean reward | mean steps | errors | pending |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| task | episodes | success rate | mean reward | mean steps | errors | pending | "
+        "divergent |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for t in report.tasks:
+        figures = _figures(t.ended, t.success_rate, t.mean_reward, f"{t.mean_steps:.1f}")
         lines.append(
-            f"| {t.task} | {t.episodes} | {t.success_rate:.2f} | {t.mean_reward:.3f} | "
-            f"{t.mean_steps:.1f} | {t.errors} | {t.pending} |"
+            f"| {t.task} | {t.episodes} | {figures} | {t.errors} | {t.pending} | {t.divergent} |"
         )
     errors = sum(t.errors for t in report.tasks)
+    ended = len(report.episodes) - report.pending
+    figures = _figures(ended, report.success_rate, report.mean_reward, "")
     lines.append(
-        f"| **all** | {len(report.episodes)} | {report.success_rate:.2f} | "
-        f"{report.mean_reward:.3f} | | {errors} | {report.pending} |"
+        f"| **all** | {len(report.episodes)} | {figures} | {errors} | {report.pending} | "
+        f"{report.divergent} |"
     )
     return "\n".join(lines) + "\n"
+
+
+def _figures(ended: int, success_rate: float, mean_reward: float, steps: str) -> str:
+    """Success rate, mean reward and steps over the ended episodes; dashes when none ended
+    (pending episodes are not failures)."""
+    if not ended:
+        return " | ".join(["-", "-", "-" if steps else ""])
+    return f"{success_rate:.2f} | {mean_reward:.3f} | {steps}"
 
 
 def report_json(report: SuiteReport) -> str:

@@ -3,12 +3,15 @@
 The page is observed with CDP (ids = ``backendNodeId``, :mod:`live_runner.observe`) and each
 action carried out by the :class:`~live_runner.executor.Executor`, inside the allowed domains
 (:mod:`live_runner.safety`); the episode loop is :mod:`live_runner.episode`'s.
+:func:`run_task_again` runs it again in the same folder (the next request round of
+``--backend batch``, or after the model failed): only when it has not ended.
 """
 
 from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from live_runner.actions import LiveAction, no_action
@@ -17,10 +20,18 @@ from live_runner.errors import LiveRunnerError
 from live_runner.executor import Executor
 from live_runner.observe import PageSnapshot, observe
 from live_runner.records import EpisodeResult
+from live_runner.rounds import UNFINISHED, follow
 from live_runner.safety import ConfirmCallback, DomainPolicy, NavigationGuard, SecretStore
 from live_runner.session import BrowserSession, open_browser
 from live_runner.settings import RunSettings
-from live_runner.trace import RunTracer
+from live_runner.trace import (
+    MANIFEST_FILE,
+    RunTracer,
+    read_manifest,
+    read_summary,
+    remove_run,
+    write_summary,
+)
 from webagent.contracts import Agent
 from webagent.provenance import provenance
 
@@ -96,6 +107,49 @@ def run_task(
         _open_start(session, settings.url, tracer)
         env = TabEnvironment(session, Executor(session, secrets=secrets, confirm=confirm))
         return Episode(env, agent, settings.task, settings.limits, tracer).run()
+
+
+def finished_run(out_dir: Path) -> EpisodeResult | None:
+    """The result of the run in ``out_dir`` if it ended (not pending, no error)."""
+    previous = read_summary(out_dir)
+    return previous if previous is not None and previous.status not in UNFINISHED else None
+
+
+def run_task_again(
+    settings: RunSettings,
+    agent: Agent,
+    *,
+    secrets: SecretStore | None = None,
+    **kwargs: Any,
+) -> EpisodeResult:
+    """:func:`run_task` as the next attempt of the run in ``settings.out_dir``: one that ended
+    is not run again (its result comes back); one that is pending, ended in an error or was
+    killed is replayed from the start URL (the folder's run files replaced, its ``batch/``
+    kept) and checked against the attempt it replays (:mod:`live_runner.rounds`)."""
+    secrets = secrets or SecretStore()
+    _check_same_run(settings, secrets)
+    finished = finished_run(settings.out_dir)
+    if finished is not None:
+        return finished
+    previous = read_summary(settings.out_dir)
+    remove_run(settings.out_dir)
+    result = follow(previous, run_task(settings, agent, secrets=secrets, **kwargs))
+    write_summary(settings.out_dir, result, secrets)
+    return result
+
+
+def _check_same_run(settings: RunSettings, secrets: SecretStore) -> None:
+    """A folder holding a run of another task or start URL is not this run's to go on with
+    (the manifest holds them redacted)."""
+    if not (settings.out_dir / MANIFEST_FILE).exists():
+        return
+    manifest = read_manifest(settings.out_dir)
+    wanted = (secrets.redact(settings.task), secrets.redact(settings.url))
+    if (manifest.get("task"), manifest.get("url")) != wanted:
+        raise LiveRunnerError(
+            f"{settings.out_dir} holds a run of another task or start URL "
+            f"({manifest.get('task')!r} at {manifest.get('url')}); pass a new --out folder"
+        )
 
 
 def _open_start(session: BrowserSession, url: str, tracer: RunTracer) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -78,10 +79,7 @@ class RunTracer:
 
     def finish(self, summary: EpisodeResult) -> None:
         self._summary = summary
-        data = self.secrets.redact_data(summary.model_dump(mode="json"))
-        write_text_atomic(
-            self.out_dir / SUMMARY_FILE, json.dumps(data, indent=2, ensure_ascii=False)
-        )
+        write_summary(self.out_dir, summary, self.secrets)
         self._manifest["status"] = summary.status
         self._manifest["finished_at"] = summary.finished_at
         self._write_manifest()
@@ -113,6 +111,33 @@ class RunTracer:
     def _write_report(self) -> None:
         text = render_report(self._manifest, self._steps, self._summary)
         write_text_atomic(self.out_dir / REPORT_FILE, self.secrets.redact(text))
+
+
+def write_summary(
+    run_dir: Path, summary: EpisodeResult, secrets: SecretStore | None = None
+) -> None:
+    """``summary.json``: how the run ended (rewritten whole)."""
+    data = (secrets or SecretStore()).redact_data(summary.model_dump(mode="json"))
+    write_text_atomic(run_dir / SUMMARY_FILE, json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def read_summary(run_dir: Path) -> EpisodeResult | None:
+    """How the run in ``run_dir`` ended; None when it has not (or no run is there)."""
+    path = run_dir / SUMMARY_FILE
+    if not path.exists():
+        return None
+    try:
+        return EpisodeResult.model_validate_json(read_text(path))
+    except ValueError as exc:
+        raise LiveRunnerError(f"{path} is not a run summary: {exc}") from exc
+
+
+def remove_run(run_dir: Path) -> None:
+    """Delete the run folder's own files (the layout above), keeping anything else in it."""
+    for name in (MANIFEST_FILE, STEPS_FILE, SUMMARY_FILE, REPORT_FILE):
+        (run_dir / name).unlink(missing_ok=True)
+    for step_dir in run_dir.glob("step_[0-9]*"):
+        shutil.rmtree(step_dir)
 
 
 def read_steps(run_dir: Path) -> list[StepRecord]:

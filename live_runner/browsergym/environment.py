@@ -30,7 +30,7 @@ from live_runner.observe import PageSnapshot
 from live_runner.records import EpisodeResult
 from live_runner.safety import SecretStore
 from live_runner.settings import LimitSettings
-from live_runner.suite import SuiteReport, run_suite
+from live_runner.suite import Progress, SuiteReport, run_suite
 from live_runner.trace import RunTracer
 from webagent.contracts import Agent
 from webagent.errors import ConfigError
@@ -149,7 +149,11 @@ class BrowserGymEnvironment:
 
 
 def run_browsergym(
-    settings: BrowserGymSettings, agent: Agent, *, agent_manifest: dict[str, Any] | None = None
+    settings: BrowserGymSettings,
+    agent: Agent,
+    *,
+    agent_manifest: dict[str, Any] | None = None,
+    progress: Progress | None = None,
 ) -> SuiteReport:
     """Every task × seed once (skipping episodes already finished in ``episodes.jsonl``)."""
     for task in settings.tasks:
@@ -168,7 +172,7 @@ def run_browsergym(
                 agent_manifest=agent_manifest or {},
             )
 
-        return run_suite(settings, run_one, agent_manifest)
+        return run_suite(settings, run_one, agent_manifest, progress)
 
 
 def run_episode(

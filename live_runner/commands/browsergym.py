@@ -11,13 +11,18 @@ import argparse
 from pathlib import Path
 
 from live_runner.commands.common import (
+    LIVE_EPILOG,
     add_browser_arguments,
     browser_settings,
     default_out,
+    end_suite,
     live_values,
     parse_seeds,
+    progress_line,
+    run_agent,
 )
-from webagent.cli.options import add_run_arguments, config_from_args, open_agent
+from webagent.cli.batch import add_batch_arguments
+from webagent.cli.options import add_run_arguments, config_from_args
 from webagent.errors import ConfigError, validation_message
 
 MAX_STEPS = 5
@@ -25,7 +30,13 @@ HELP = "run an agent on BrowserGym tasks (MiniWoB++, WebArena, WorkArena...); re
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("browsergym", help=HELP, description=HELP + ".")
+    parser = subparsers.add_parser(
+        "browsergym",
+        help=HELP,
+        description=HELP + ".",
+        epilog=LIVE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument(
         "--task",
         "--tasks",
@@ -47,6 +58,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     add_browser_arguments(parser)
     add_run_arguments(parser)
+    add_batch_arguments(parser)
     parser.set_defaults(func=browsergym_command)
 
 
@@ -55,7 +67,6 @@ def browsergym_command(args: argparse.Namespace) -> int:
 
     from live_runner.browsergym.environment import run_browsergym
     from live_runner.browsergym.settings import BrowserGymSettings
-    from live_runner.suite import format_table, report_json
 
     values = live_values(args)
     if args.miniwob_url:
@@ -73,11 +84,12 @@ def browsergym_command(args: argparse.Namespace) -> int:
         )
     except ValidationError as exc:
         raise ConfigError(f"invalid BrowserGym settings: {validation_message(exc)}") from exc
-    with open_agent(config) as opened:
-        report = run_browsergym(settings, opened.agent, agent_manifest=opened.manifest)
-    if args.json:
-        print(report_json(report))
-    else:
-        print(format_table(report), end="")
-        print(f"results: {settings.out_dir}")
-    return 1 if any(e.status == "error" for e in report.episodes) else 0
+    report, waiting = run_agent(
+        args,
+        config,
+        settings.out_dir,
+        lambda opened: run_browsergym(
+            settings, opened.agent, agent_manifest=opened.manifest, progress=progress_line
+        ),
+    )
+    return end_suite(args, report, waiting, settings.out_dir)

@@ -1,19 +1,49 @@
 """What the live verbs share: the browser options, the ``live`` section the command line
-gives, seeds, and the default run folder. The handlers build one
-:class:`~webagent.config.RunConfig` (``WEBAGENT_CHROMIUM`` and ``MINIWOB_URL`` through
-:mod:`webagent.config`) and read the environment only for the secrets named with
-``--secret``."""
+gives, seeds, the default run folder, and running the agent once or in request rounds
+(``--backend batch``: :mod:`webagent.cli.batch`, the rounds of ``webagent eval``). The
+handlers build one :class:`~webagent.config.RunConfig` (``WEBAGENT_CHROMIUM`` and
+``MINIWOB_URL`` through :mod:`webagent.config`) and read the environment only for the secrets
+named with ``--secret``."""
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
 import logging
+import shlex
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from webagent.config import LiveSection, Values
+from webagent.cli.batch import BatchRounds, check_batch_arguments, with_batch_dir
+from webagent.cli.options import OpenAgent, open_agent
+from webagent.config import LiveSection, RunConfig, Values
 from webagent.errors import ConfigError
+
+if TYPE_CHECKING:
+    from live_runner.records import EpisodeResult
+    from live_runner.suite import SuiteReport
+
+#: exit status when episodes are pending and no request round waits (the model failed after
+#: its retries, or a replay holds no answer): as ``webagent eval``'s "incomplete", the same
+#: command runs them again
+EXIT_PENDING = 4
+_PENDING_SHOWN = 10
+
+T = TypeVar("T")
+
+LIVE_EPILOG = """\
+exit status:
+  0    every episode ended (success or not)
+  1    an episode ended in an error (a suite's other episodes still ran)
+  2    a usage or configuration error (one line names it)
+  4    episodes are pending: the model never answered a step (it failed after its retries,
+       or --replay holds no answer, named); the same command runs them again from their seeds
+  5    waiting for answers (--backend batch): the requests still needed are in
+       OUT/batch/round-NNN.requests.jsonl; go on with --batch-results FILE: pending episodes
+       are replayed from their seeds with every answer known, finished ones are not rerun
+  130  interrupted (Ctrl-C); the same command goes on"""
 
 #: argparse ``dest`` -> field of the config's ``live`` section
 LIVE_FLAGS = {
@@ -87,3 +117,80 @@ def parse_seeds(text: str) -> tuple[int, ...]:
         raise ConfigError(
             f"--seeds {text!r}: give N, a list like 1,5,9 or a range like 10-14"
         ) from exc
+
+
+def progress_line(line: str) -> None:
+    """A suite's progress, on standard error."""
+    print(line, file=sys.stderr, flush=True)
+
+
+def run_agent(
+    args: argparse.Namespace, config: RunConfig, out: Path, once: Callable[[OpenAgent], T]
+) -> tuple[T, int | None]:
+    """Open the agent and run ``once`` with it: one run, or with ``--backend batch`` one
+    request round (``--batch-submit``: round after round until nothing waits). Returns what
+    ``once`` returned and :data:`~webagent.cli.batch.EXIT_WAITING` when a round waits for
+    answers (the lines that say so and how to go on are printed)."""
+    config = with_batch_dir(config, out)
+    check_batch_arguments(args, config)
+    rounds = BatchRounds(config) if config.model.backend == "batch" else None
+    if rounds is not None:
+        rounds.ingest(args.batch_results)
+    with open_agent(config) as opened:
+        if rounds is None:
+            outcome = once(opened)
+        else:
+            submit, poll = args.batch_submit, args.batch_poll
+            outcome = rounds.run(lambda: once(opened), submit, poll, opened.model)
+    if rounds is None:
+        return outcome, None
+    return outcome, rounds.report(continue_argv(args, out))
+
+
+def continue_argv(args: argparse.Namespace, out: Path) -> list[str]:
+    """The command line that goes on: the one given, with the run folder it chose."""
+    argv = list(getattr(args, "argv", sys.argv[1:]))
+    return argv if args.out is not None else [*argv, "--out", str(out)]
+
+
+def report_pending(episodes: Sequence[EpisodeResult], argv: Sequence[str]) -> int | None:
+    """On stderr: the pending episodes and why; :data:`EXIT_PENDING` when there are any."""
+    pending = [e for e in episodes if e.status == "pending"]
+    if not pending:
+        return None
+    shown = [f"{e.task or 'the run'}{_seed(e)} ({e.detail})" for e in pending[:_PENDING_SHOWN]]
+    more = len(pending) - len(shown)
+    print(
+        f"{len(pending)} episodes pending (the model never answered a step): "
+        + "; ".join(shown)
+        + (f" and {more} more (report.json lists them)" if more > 0 else ""),
+        file=sys.stderr,
+    )
+    print(f"run them again with: {shlex.join(['webagent', *argv])}", file=sys.stderr)
+    return EXIT_PENDING
+
+
+def _seed(episode: EpisodeResult) -> str:
+    return f" seed {episode.seed}" if episode.seed is not None else ""
+
+
+def end_suite(args: argparse.Namespace, report: SuiteReport, waiting: int | None, out: Path) -> int:
+    """Print a suite's table (or ``--json`` report) and say how it ended: the exit status."""
+    from live_runner.suite import format_table, report_json
+
+    if args.json:
+        print(report_json(report))
+    else:
+        print(format_table(report), end="")
+        print(f"results: {out}")
+    return exit_status(report.episodes, waiting, continue_argv(args, out))
+
+
+def exit_status(episodes: Sequence[EpisodeResult], waiting: int | None, argv: list[str]) -> int:
+    """Waiting for a round (5), else pending episodes (4), else an error (1), else 0."""
+    if waiting is not None:
+        return waiting
+    pending = report_pending(episodes, argv)
+    if pending is not None:
+        return pending
+    return 1 if any(e.status == "error" for e in episodes) else 0

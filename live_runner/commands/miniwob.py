@@ -6,13 +6,18 @@ import argparse
 from pathlib import Path
 
 from live_runner.commands.common import (
+    LIVE_EPILOG,
     add_browser_arguments,
     browser_settings,
     default_out,
+    end_suite,
     live_values,
     parse_seeds,
+    progress_line,
+    run_agent,
 )
-from webagent.cli.options import add_run_arguments, config_from_args, open_agent
+from webagent.cli.batch import add_batch_arguments
+from webagent.cli.options import add_run_arguments, config_from_args
 from webagent.config import LiveSection, RunConfig
 from webagent.errors import ConfigError, validation_message
 
@@ -21,7 +26,13 @@ MINIWOB_HELP = "run an agent on MiniWoB++ tasks and seeds; report success rate a
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    mini = subparsers.add_parser("miniwob", help=MINIWOB_HELP, description=MINIWOB_HELP + ".")
+    mini = subparsers.add_parser(
+        "miniwob",
+        help=MINIWOB_HELP,
+        description=MINIWOB_HELP + ".",
+        epilog=LIVE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     mini.add_argument(
         "--tasks", required=True, help="comma-separated, e.g. click-button,enter-text"
     )
@@ -38,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     mini.add_argument("--json", action="store_true", help="print the report as JSON")
     add_browser_arguments(mini)
     add_run_arguments(mini)
+    add_batch_arguments(mini)
     mini.set_defaults(func=miniwob_command)
 
 
@@ -46,7 +58,6 @@ def miniwob_command(args: argparse.Namespace) -> int:
 
     from live_runner.miniwob import run_miniwob
     from live_runner.settings import MiniWobSettings
-    from live_runner.suite import format_table, report_json
 
     config: RunConfig = config_from_args(args, extra=live_values(args))
     live = config.live
@@ -61,11 +72,12 @@ def miniwob_command(args: argparse.Namespace) -> int:
         )
     except ValidationError as exc:
         raise ConfigError(f"invalid MiniWoB settings: {validation_message(exc)}") from exc
-    with open_agent(config) as opened:
-        report = run_miniwob(settings, opened.agent, agent_manifest=opened.manifest)
-    if args.json:
-        print(report_json(report))
-    else:
-        print(format_table(report), end="")
-        print(f"results: {settings.out_dir}")
-    return 0
+    report, waiting = run_agent(
+        args,
+        config,
+        settings.out_dir,
+        lambda opened: run_miniwob(
+            settings, opened.agent, agent_manifest=opened.manifest, progress=progress_line
+        ),
+    )
+    return end_suite(args, report, waiting, settings.out_dir)

@@ -8,12 +8,17 @@ import sys
 from pathlib import Path
 
 from live_runner.commands.common import (
+    LIVE_EPILOG,
     add_browser_arguments,
     browser_settings,
+    continue_argv,
     default_out,
+    exit_status,
     live_values,
+    run_agent,
 )
-from webagent.cli.options import add_repeatable, add_run_arguments, config_from_args, open_agent
+from webagent.cli.batch import add_batch_arguments
+from webagent.cli.options import add_repeatable, add_run_arguments, config_from_args
 from webagent.errors import ConfigError, validation_message
 
 RUN_MAX_STEPS = 15
@@ -22,7 +27,16 @@ RUN_HELP = "drive a real browser: observe, let the agent act, until STOP or a li
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    run = subparsers.add_parser("run", help=RUN_HELP, description=RUN_HELP + ".")
+    run = subparsers.add_parser(
+        "run",
+        help=RUN_HELP,
+        description=RUN_HELP + ". The same command goes on with a run that has not ended "
+        "(pending: the model did not answer a step, e.g. --backend batch's request rounds; or "
+        "an error): it is replayed from the start URL in the same --out; one that ended is "
+        "not run again.",
+        epilog=LIVE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     run.add_argument("--url", required=True, help="start URL (http, https or file)")
     run.add_argument("--task", required=True, help="what the agent should do")
     run.add_argument("--max-steps", type=int, help=f"({RUN_MAX_STEPS})")
@@ -52,6 +66,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--json", action="store_true", help="print the result as JSON")
     add_browser_arguments(run)
     add_run_arguments(run)
+    add_batch_arguments(run)
     run.set_defaults(func=run_command)
 
 
@@ -68,7 +83,7 @@ def run_command(args: argparse.Namespace) -> int:
 
     from live_runner.safety import SecretStore
     from live_runner.settings import LimitSettings, RunSettings, SafetySettings
-    from live_runner.tab import run_task
+    from live_runner.tab import finished_run, run_task_again
 
     config = config_from_args(args, extra=live_values(args))
     live = config.live
@@ -92,10 +107,16 @@ def run_command(args: argparse.Namespace) -> int:
         )
     except ValidationError as exc:
         raise ConfigError(f"invalid run settings: {validation_message(exc)}") from exc
-    with open_agent(config) as opened:
-        result = run_task(
+    if finished_run(settings.out_dir) is not None:
+        print(f"{settings.out_dir} holds a run that ended: not run again", file=sys.stderr)
+    result, waiting = run_agent(
+        args,
+        config,
+        settings.out_dir,
+        lambda opened: run_task_again(
             settings, opened.agent, secrets=secrets, confirm=_ask, agent_manifest=opened.manifest
-        )
+        ),
+    )
     if args.json:
         print(result.model_dump_json(indent=2))
     else:
@@ -104,4 +125,4 @@ def run_command(args: argparse.Namespace) -> int:
         if result.final_answer is not None:
             print(f"answer: {result.final_answer}")
         print(f"trace: {settings.out_dir / 'report.html'}")
-    return 0 if result.status != "error" else 1
+    return exit_status([result], waiting, continue_argv(args, settings.out_dir))

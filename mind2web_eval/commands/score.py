@@ -15,7 +15,6 @@ from mind2web_eval.commands.common import (
 )
 from webagent.config import EvalSection
 
-
 SCORE_EPILOG = """\
 A step of the data without a prediction is scored as a miss, as the official code scores it;
 a warning on stderr says how many there are. Bad lines of either file (not JSON, not UTF-8,
