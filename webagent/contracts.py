@@ -125,6 +125,11 @@ class MemoryEdits(BaseModel):
         default_factory=list,
         description="sections (by first fragment) whose gists were cut below the floor",
     )
+    gists_omitted: list[int] = Field(
+        default_factory=list,
+        description="0-based fragments whose gists the act prompt did not show beside the "
+        "reopened ones, by setting (agent.act_gists='none')",
+    )
 
     def changed(self) -> bool:
         return bool(
@@ -135,6 +140,7 @@ class MemoryEdits(BaseModel):
             or self.previous_dropped
             or self.outside_sections
             or self.sections_shortened
+            or self.gists_omitted
         )
 
 

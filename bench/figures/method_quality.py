@@ -30,6 +30,7 @@ from typing import Any
 from bench.kit import REPO, SHARED, SUMMARIES, figure_parser, intent_tasks, markdown_table
 from bench.kit.answers import ANSWERED_AT, ANSWERS, MODEL
 from mind2web_eval.report.compare import load_results
+from webagent.agents.settings import AgentSettings
 from webagent.cli import main as webagent_main
 from webagent.model.answer_file import read_answers
 from webagent.model.batch_rounds import BatchFolder
@@ -50,10 +51,16 @@ class Row:
     #: True: the paper's flat memory, no levels (``agent.gist_floor_words=0``), the ablation
     #: of issue 20 on the pages whose gists do not all fit the look-up prompt
     flat: bool = False
+    #: True: spend what the step needs, not the window (issue 39): the act prompt shows the
+    #: reopened fragments without the other gists (``agent.act_gists="none"``) and an
+    #: extractive gist takes at most a model gist's tokens (``agent.extractive_max_tokens``
+    #: = ``gist_max_tokens``, 64), so the look-up prompt is no longer filled with them
+    lean: bool = False
 
     @property
     def label(self) -> str:
         memory = ", flat memory" if self.flat else ""
+        memory += ", lean" if self.lean else ""
         gister = f" ({self.gister} gists{memory})" if self.gister else ""
         return f"{self.agent}{gister} @{self.budget // 1024}K, {self.counter}"
 
@@ -61,13 +68,21 @@ class Row:
     def slug(self) -> str:
         gister = f"-{self.gister}" if self.gister else ""
         flat = "-flat" if self.flat else ""
-        return f"{self.agent}{gister}{flat}-{self.budget // 1024}k-{self.counter}"
+        lean = "-lean" if self.lean else ""
+        return f"{self.agent}{gister}{flat}{lean}-{self.budget // 1024}k-{self.counter}"
 
     def flags(self) -> list[str]:
         flags = ["--agent", self.agent, "--context-budget", str(self.budget)]
         flags += ["--token-counter", self.counter]
         flags += ["--set", "agent.gist_floor_words=0"] if self.flat else []
+        if self.lean:
+            flags += ["--set", 'agent.act_gists="none"']
+            flags += ["--set", f"agent.extractive_max_tokens={LEAN_GIST_TOKENS}"]
         return flags + (["--gister", self.gister] if self.gister else [])
+
+
+#: a lean row's extractive gists: the model gister's cap (``AgentSettings.gist_max_tokens``)
+LEAN_GIST_TOKENS: int = AgentSettings.model_fields["gist_max_tokens"].default
 
 
 ROWS: tuple[Row, ...] = (
@@ -89,6 +104,7 @@ ROWS: tuple[Row, ...] = (
     Row("readagent-p", 8192, gister="model", flat=True),
     Row("readagent-p", 8192, gister="extractive", flat=True),
     Row("readagent-p", 4096, gister="model", flat=True),
+    Row("readagent-p", 8192, gister="extractive", lean=True),
 )
 COUNTER_NAMES = {"estimate": "byte estimate (5 tokens / 8 bytes)", "gguf": "SmolLM2 BPE"}
 

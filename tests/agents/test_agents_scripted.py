@@ -106,6 +106,47 @@ def test_a_page_that_fits_is_read_whole_with_one_call(agent: str, flights_html: 
     assert gisted.usage["lookup"].calls >= 1
 
 
+@pytest.mark.parametrize("agent", ["readagent-p", "readagent-s"])
+def test_the_act_prompt_may_show_the_reopened_fragments_alone(
+    agent: str, flights_html: str
+) -> None:
+    """``act_gists='none'`` (issue 39): the look-up is asked exactly as before, and the act
+    prompt holds the part it reopened and nothing else; every gist left out is named."""
+
+    def lookup(request: Request) -> str:  # ReadAgent-S: STOP once the form is open
+        if "(full)" in request.messages[-1].content:
+            return '{"page": "STOP", "reason": "enough"}'
+        part = part_with_form(request)
+        return f'{{"pages": [{part}], "page": "{part}", "reason": "form"}}'
+
+    beside = run_step(agent, scripted(lookup=lookup), flights_html)
+    alone = run_step(agent, scripted(lookup=lookup), flights_html, act_gists="none")
+    assert [c.prompt for c in alone.calls if c.phase != "act"] == [
+        c.prompt for c in beside.calls if c.phase != "act"
+    ]
+    (part,) = alone.reopened
+    assert beside.reopened == [part] and "(gist)" in beside.memory
+    assert alone.memory.startswith(f"[Part {part + 1}] (full)") and "(gist)" not in alone.memory
+    assert alone.memory in beside.memory  # the same block, without the lines around it
+    others = [i for i in range(alone.n_fragments) if i != part]
+    assert alone.memory_edits.gists_omitted == others and alone.memory_edits.changed()
+    assert beside.memory_edits.gists_omitted == []
+    assert alone.prompt_tokens < beside.prompt_tokens
+    assert alone.action == beside.action and alone.action is not None
+
+
+def test_with_nothing_reopened_the_act_prompt_shows_the_gists_either_way(
+    flights_html: str,
+) -> None:
+    def junk(request: Request) -> str:
+        return "page 999"
+
+    beside = run_step("readagent-p", scripted(lookup=junk), flights_html)
+    alone = run_step("readagent-p", scripted(lookup=junk), flights_html, act_gists="none")
+    assert alone.reopened == [] and alone.memory == beside.memory and "(gist)" in alone.memory
+    assert alone.memory_edits.gists_omitted == []
+
+
 def test_readagent_s_opens_one_at_a_time_until_stop(flights_html: str) -> None:
     answers = iter(['{"page": "%d", "reason": "form"}', '{"page": "STOP", "reason": "enough"}'])
 

@@ -113,6 +113,7 @@ def step(
     budget: int,
     gister: str = "extractive",
     counter: Callable[[str], int] | None = None,
+    **more: object,
 ) -> StepTrace:
     backend = (
         ScriptedBackend(answer, context_window=budget)
@@ -120,7 +121,7 @@ def step(
         else CountedScripted(counter, budget)
     )
     model = Model(backend, sleep=lambda _: None)
-    settings = AgentSettings(agent=agent, context_budget=budget, gister=gister)  # type: ignore[arg-type]
+    settings = AgentSettings(agent=agent, context_budget=budget, gister=gister, **more)  # type: ignore[arg-type]
     return build_agent(settings, model).step(Observation(task=TASK, previous_actions=[], html=html))
 
 
@@ -159,6 +160,20 @@ def test_a_page_of_thousands_of_fragments_gets_levels(agent: str, budget: int) -
     shown = {int(n) for n in re.findall(r"\[Part (\d+)\]", trace.memory)}
     hidden = set(range(trace.n_fragments)) - {n - 1 for n in shown}
     assert hidden <= set(edits.outside_sections) | set(edits.gists_displaced)
+    assert trace.action is not None, trace.error
+
+
+@pytest.mark.parametrize("agent", ["readagent-p", "readagent-s"])
+def test_a_levelled_act_prompt_may_show_the_reopened_parts_alone(agent: str) -> None:
+    """``act_gists='none'``: every fragment is reopened, outside the sections picked, or
+    named as a gist omitted, once; the act prompt shows the reopened ones alone."""
+    trace = step(big_page(listings=300, vendors=40), agent, 2048, act_gists="none")
+    assert trace.sections and trace.reopened, "no levels, or nothing reopened"
+    edits = trace.memory_edits
+    shown = [int(n) - 1 for n in re.findall(r"^\[Part (\d+)\] \(full\)", trace.memory, re.M)]
+    assert shown == sorted(trace.reopened) and "(gist)" not in trace.memory
+    parts = [trace.reopened, edits.outside_sections, edits.gists_omitted]
+    assert sorted(i for p in parts for i in p) == list(range(trace.n_fragments))
     assert trace.action is not None, trace.error
 
 

@@ -13,7 +13,9 @@ Every memory is fitted to its prompt's budget by ``fit_memory`` under the model'
 look-up prompt of ReadAgent-P holds all gists (shortened only if they exceed its budget), each
 ReadAgent-S round holds the gists with what is open so far, and the act prompt holds the
 reopened fragments with the gists shortened beside them (the segmentation plan keeps room for
-``max_lookup`` fragments, so they fit). With ``lookup_assist`` the model's picks come first and
+``max_lookup`` fragments, so they fit), or the reopened fragments alone (``act_gists='none'``:
+the act model chose from a reopened fragment on every step of the method table's answered
+runs, never from a gist line, issue 39). With ``lookup_assist`` the model's picks come first and
 the best retrieval hits fill the free slots up to ``max_lookup`` (recorded as ``assisted``).
 """
 
@@ -179,7 +181,7 @@ class ReadAgentP(GistOnlyAgent):
         rounds = [*rounds, *part_rounds]
         picks = self._assist(ctx, picks, rounds)
         ctx.trace.timings["lookup_s"] = time.perf_counter() - t0
-        fitted = fit_memory(shown, raw, picks, ctx.budget, self._count, prompt=ctx.act_texts)
+        fitted = self._act_memory(ctx, shown, raw, picks)
         if len(shown) < len(fragments):
             inside = {f.index for f in shown}
             fitted.edits.outside_sections = [f.index for f in fragments if f.index not in inside]
@@ -192,6 +194,20 @@ class ReadAgentP(GistOnlyAgent):
             lookup_edits=edits,
             sections=sections,
         )
+
+    def _act_memory(
+        self, ctx: StepContext, shown: Sequence[Fragment], raw: Sequence[str], picks: list[int]
+    ) -> FittedMemory:
+        """The act prompt's memory: the fragments reopened with the other gists beside them,
+        or (``act_gists='none'``) the fragments reopened alone, the gists left out recorded
+        as ``gists_omitted``; where nothing is reopened, the gists either way."""
+        alone = self.settings.act_gists == "none" and bool(picks)
+        gists = None if alone else raw
+        fitted = fit_memory(shown, gists, picks, ctx.budget, self._count, prompt=ctx.act_texts)
+        if alone:
+            opened = set(fitted.reopened)
+            fitted.edits.gists_omitted = [f.index for f in shown if f.index not in opened]
+        return fitted
 
     def _blocks_ahead(self, fragments: Sequence[Fragment]) -> None:
         """The look-up may open any part: their blocks go with the step's first memory

@@ -94,13 +94,13 @@ for _spec in (
         "readagent-p",
         ReadAgentP,
         "gists of every fragment; reopens several at once (ReadAgent-P)",
-        options=(*_GIST, "max_lookup", "lookup_max_tokens", "read_whole_page"),
+        options=(*_GIST, "max_lookup", "lookup_max_tokens", "read_whole_page", "act_gists"),
     ),
     AgentSpec(
         "readagent-s",
         ReadAgentS,
         "gists of every fragment; reopens one at a time until STOP (ReadAgent-S)",
-        options=(*_GIST, "max_lookup", "lookup_max_tokens", "read_whole_page"),
+        options=(*_GIST, "max_lookup", "lookup_max_tokens", "read_whole_page", "act_gists"),
     ),
     AgentSpec(
         "raw-html",

@@ -57,6 +57,12 @@ class AgentSettings(BaseModel):
         description="ReadAgent-P/S read a page that fits the act prompt whole: every fragment "
         "open, no gist and no look-up call (false: gist every page)",
     )
+    act_gists: Literal["all", "none"] = Field(
+        default="all",
+        description="ReadAgent-P/S: what the act prompt shows beside the fragments the "
+        "look-up reopened: every other fragment's gist (all, the paper) or nothing (none; "
+        "recorded as gists_omitted); where the look-up reopens nothing, the gists either way",
+    )
     extractive_max_tokens: int = Field(
         default=256,
         ge=8,
