@@ -24,13 +24,20 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from live_runner.actions import ActionOutcome, LiveAction, LiveOp
+from live_runner.actions import (
+    AGENT_OPS,
+    ActionOutcome,
+    FailureKind,
+    LiveAction,
+    LiveOp,
+    failure_counts,
+)
 from live_runner.observe import PageSnapshot
 from live_runner.records import EpisodeResult, StepRecord
 from live_runner.safety import SecretStore
 from live_runner.settings import LimitSettings
 from live_runner.trace import RunTracer
-from webagent.contracts import Agent, Observation, StepTrace
+from webagent.contracts import Agent, Observation, Op, StepTrace
 from webagent.provenance import now
 
 log = logging.getLogger(__name__)
@@ -124,7 +131,10 @@ def to_live_action(trace: StepTrace) -> tuple[LiveAction | None, str]:
             LiveAction(op=op, element_id=trace.action.element_id or None, value=trace.action.value),
             "",
         )
-    except (ValueError, ValidationError) as exc:
+    except ValidationError as exc:
+        reason = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        return None, f"the action is not valid here: {reason}"
+    except ValueError as exc:
         return None, f"the action is not valid here: {exc}"
 
 
@@ -137,6 +147,8 @@ class Episode:
     goal: str
     limits: LimitSettings
     tracer: RunTracer
+    #: the operations the agent is offered (every live environment carries out all of them)
+    ops: tuple[Op, ...] = AGENT_OPS
 
     def run(self) -> EpisodeResult:
         """Loop until STOP, the environment's end, a pending answer or a limit. The trace is
@@ -164,7 +176,13 @@ class Episode:
             t1 = time.perf_counter()
             previous = [o.describe() for o in tally.outcomes]
             trace = self.agent.step(
-                Observation(task=self.goal, previous_actions=previous, html=page.html, url=page.url)
+                Observation(
+                    task=self.goal,
+                    previous_actions=previous,
+                    html=page.html,
+                    url=page.url,
+                    actions=self.ops,
+                )
             )
             if trace.error_class == AWAITING:
                 return EndReason.PENDING, None, trace.error or "a model answer is to come"
@@ -172,6 +190,8 @@ class Episode:
             tokens = tally.add_usage(trace)
             action, why = to_live_action(trace)
             acted = self.env.act(action, why, page)
+            if action is None and trace.error_class == "invalid_id":
+                acted.outcome.failure = FailureKind.ELEMENT_NOT_FOUND  # an id not on the page
             tally.outcomes.append(acted.outcome)
             record = StepRecord(
                 step=step,
@@ -216,6 +236,10 @@ class Episode:
             output_tokens=tally.output_tokens,
             reward=ending.reward,
             success=ending.success,
-            episode={**ending.info, "failed_actions": sum(not o.ok for o in tally.outcomes)},
+            episode={
+                **ending.info,
+                "failed_actions": sum(not o.ok for o in tally.outcomes),
+                "failures": failure_counts(tally.outcomes),
+            },
             goal=self.goal,
         )

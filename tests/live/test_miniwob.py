@@ -52,7 +52,7 @@ def plan_click_button(utterance: str, snap: PageSnapshot) -> list[LiveAction]:
 
 
 def plan_enter_text(utterance: str, snap: PageSnapshot) -> list[LiveAction]:
-    field = snap.find("", "input")[0]
+    field = next(i for i, e in snap.elements.items() if e.tag == "input")
     return [
         LiveAction(op=LiveOp.TYPE, element_id=field, value=_quoted(utterance)),
         _click(snap, "Submit", "button"),
