@@ -7,8 +7,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from webagent.act import SCROLL_DIRECTIONS, point
 from webagent.contracts import LIVE_OPS, Action, Op
+from webagent.method.act import SCROLL_DIRECTIONS, point
 
 #: longest WAIT an agent may ask for, seconds
 MAX_WAIT_S = 10.0

@@ -15,7 +15,7 @@ from live_runner.locate import Located, locate, release
 from live_runner.safety import ConfirmCallback, SecretStore
 from live_runner.settings import BrowserSettings
 from live_runner.typed_values import InvalidValue, input_value, keyed
-from webagent.act import point
+from webagent.method.act import point
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator

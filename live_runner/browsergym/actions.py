@@ -42,7 +42,7 @@ from live_runner.actions import (
 from live_runner.dom_snapshot import ElementInfo
 from live_runner.observe import PageSnapshot
 from live_runner.typed_values import InvalidValue, input_value, keyed
-from webagent.act import point
+from webagent.method.act import point
 
 #: pixels one SCROLL moves
 SCROLL_PIXELS = 500

@@ -9,16 +9,16 @@ import json
 
 import pytest
 
-from webagent.act import (
+from webagent.agents.registry import AgentSettings, build_agent
+from webagent.contracts import LIVE_OPS, MIND2WEB_OPS, Observation, Op
+from webagent.errors import OutputParseError
+from webagent.method.act import (
     ACT_SCHEMA,
     act_messages,
     act_schema,
     parse_action,
     repair_turn,
 )
-from webagent.agents.registry import AgentSettings, build_agent
-from webagent.contracts import LIVE_OPS, MIND2WEB_OPS, Observation, Op
-from webagent.errors import OutputParseError
 from webagent.model.base import Request
 from webagent.model.client import Model
 from webagent.model.scripted import ScriptedBackend
@@ -50,7 +50,7 @@ def test_the_offline_act_prompt_and_schema_are_unchanged() -> None:
 @pytest.mark.parametrize("op", ["PRESS", "SCROLL", "DRAG", "HOVER"])
 def test_offline_a_live_operation_is_refused_as_before(op: str) -> None:
     answer = json.dumps({"element_id": "12", "op": op, "value": "Enter"})
-    with pytest.raises(OutputParseError, match="is not one of CLICK, TYPE, SELECT$"):
+    with pytest.raises(OutputParseError, match=r"is not one of CLICK, TYPE, SELECT$"):
         parse_action(answer, SHOWN)
 
 

@@ -234,7 +234,11 @@ def test_every_live_operation_maps_to_browsergym(
 @pytest.mark.parametrize(
     ("action", "kind", "message"),
     [
-        (LiveAction(op=LiveOp.TYPE, element_id="r1", value="01/14/2016"), "not_editable", "read-only"),
+        (
+            LiveAction(op=LiveOp.TYPE, element_id="r1", value="01/14/2016"),
+            "not_editable",
+            "read-only",
+        ),
         (LiveAction(op=LiveOp.TYPE, element_id="x1", value="a"), "disabled", "disabled"),
         (LiveAction(op=LiveOp.TYPE, element_id="d1", value="soon"), "invalid_value", "not a date"),
         (LiveAction(op=LiveOp.CLICK, element_id="d1", value="1,1"), "not_visible", "no box"),

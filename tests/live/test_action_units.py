@@ -176,9 +176,9 @@ def test_colours_read_as_names_where_they_are_basic() -> None:
     assert live_marks.css_color("rgba(0, 0, 0, 0)") is None
     assert live_marks.css_color("aqua") == "aqua"
     assert live_marks.shape_color({"fill": "none", "stroke": "black"}) == "black"
-    assert live_marks.swatch_color("div", {"style": "background-color: white"}, None, (0, 0, 9, 9)) == (
-        "white"
-    )
+    assert live_marks.swatch_color(
+        "div", {"style": "background-color: white"}, None, (0, 0, 9, 9)
+    ) == ("white")
     assert live_marks.swatch_color("canvas", {}, "rgb(255, 255, 255)", (0, 0, 9, 9)) is None
     assert live_marks.geometry("circle", {}, (20.0, 50.0, 10.0, 10.0), (10.0, 10.0, 0, 0)) == {
         "at": "15,45",
