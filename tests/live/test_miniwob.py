@@ -16,7 +16,6 @@ from live.conftest import browser_settings
 from live_runner.actions import LiveAction, LiveOp
 from live_runner.executor import Executor
 from live_runner.miniwob import (
-    html_root,
     read_state,
     run_miniwob,
     start_episode,
@@ -31,12 +30,6 @@ from webagent.contracts import Action, Observation, Op
 pytestmark = pytest.mark.browser
 
 Plan = Callable[[str, PageSnapshot], list[LiveAction]]
-
-
-@pytest.fixture(scope="module")
-def miniwob_root() -> Path:
-    pytest.importorskip("miniwob", reason="pip install 'readagent-web[live]'")
-    return html_root(MiniWobSettings(tasks=("click-button",), seeds=(0,), out_dir=Path(".")))
 
 
 def _quoted(utterance: str) -> str:
