@@ -228,11 +228,17 @@ class ActionOutcome(BaseModel):
             return self.failure or FailureKind.BROWSER_ERROR
         return FailureKind.NO_EFFECT if self.no_effect else None
 
-    def describe(self) -> str:
-        """The previous-action line, e.g. ``[button]  Submit -> CLICK (failed: ...)``."""
+    def line(self) -> str:
+        """What was done, without notes: ``[button]  Submit -> CLICK``."""
         if self.action is None:
             return f"(no valid action: {self.message})"
-        line = _action_text(self.action, self.label)
+        return _action_text(self.action, self.label)
+
+    def describe(self) -> str:
+        """The previous-action line, e.g. ``[button]  Submit -> CLICK (failed: ...)``."""
+        line = self.line()
+        if self.action is None:
+            return line
         notes = [f"failed: {self.message}"] if not self.ok else []
         if self.ok and self.note:
             notes.append(self.note)

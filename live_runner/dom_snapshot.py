@@ -295,12 +295,19 @@ def _live_marks(
     elif empty:
         color = live_marks.swatch_color(tag, page_attrs, doc.style(node, "background-color"), box)
         marks.update({"color": color} if color else {})
-    named = live_marks.is_named(page_attrs, tag)
+    named = live_marks.is_named(page_attrs, tag) or _labelled(b, doc, tag, page_attrs)
     wanted = live_marks.is_control(tag, page_attrs, clickable) or shape or "color" in marks
     if empty and wanted and not named:
         hint = live_marks.hint_words(page_attrs, tag)
         marks.update({"hint": hint} if hint else {})
     return live_marks.prefixed({k: _clean_attr(v) for k, v in marks.items()})
+
+
+def _labelled(b: _Builder, doc: SnapshotDoc, tag: str, attrs: dict[str, str]) -> bool:
+    """A form control inside a ``<label>`` or named by one seen before it (``for=``)."""
+    if tag not in _CONTROLS:
+        return False
+    return bool(b.open_labels) or (doc.index, attrs.get("id", "")) in b.label_for
 
 
 def _render_children(
