@@ -8,9 +8,10 @@ also changed on their own between what the agent saw and the moment it acted: a 
 countdown (MiniWoB's "Time left"), a ticker. Their change says nothing about the action.
 
 What the test cannot see, it does not judge (:func:`judged`): a SCROLL (the HTML does not
-hold scroll positions; the op measures them itself), a HOVER, a key that only moves the
-focus (Tab), a CLICK that focuses a text field, and any action whose outcome changed the URL,
-opened a tab or raised a dialog (:func:`unchanged`).
+hold scroll positions; the op measures them itself), a DRAG (its effect is where things are,
+and the HTML holds no inline styles), a HOVER, a key that only moves the focus (Tab), a CLICK
+that focuses a text field, and any action whose outcome changed the URL, opened a tab or
+raised a dialog (:func:`unchanged`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from live_runner.actions import ActionOutcome, LiveAction, LiveOp
 from live_runner.observe import PageSnapshot
 
 #: the operations whose effect shows in the page's HTML
-_JUDGED = frozenset({LiveOp.CLICK, LiveOp.TYPE, LiveOp.SELECT, LiveOp.PRESS, LiveOp.DRAG})
+_JUDGED = frozenset({LiveOp.CLICK, LiveOp.TYPE, LiveOp.SELECT, LiveOp.PRESS})
 _FOCUS_KEYS = frozenset({"Tab", "Shift+Tab"})
 _TEXT_FIELDS = frozenset({"textarea"})
 _TEXT_INPUTS = frozenset({"text", "search", "email", "password", "tel", "url", "number", ""})

@@ -206,3 +206,30 @@ def test_a_page_changed_only_by_its_clock_shows_no_effect() -> None:
     assert not changes.unchanged(moved, seen, before, before)
     failed = done.model_copy(update={"ok": False})
     assert not changes.unchanged(failed, seen, before, before)
+
+
+def test_only_actions_whose_effect_the_html_shows_are_judged() -> None:
+    from live_runner.dom_snapshot import ElementInfo
+    from live_runner.observe import PageSnapshot
+
+    def info(tag: str, **attrs: str) -> ElementInfo:
+        return ElementInfo(
+            backend_node_id=1, tag=tag, frame_id="f", frame_url="u", attributes=attrs
+        )
+
+    page = PageSnapshot(
+        url="u",
+        title="t",
+        html="",
+        frames=[],
+        elements={"b": info("button"), "t": info("input", type="text"), "a": info("textarea")},
+    )
+    assert changes.judged(LiveAction(op=LiveOp.CLICK, element_id="b"), page)
+    assert changes.judged(LiveAction(op=LiveOp.PRESS, value="Enter"), page)
+    assert changes.judged(LiveAction(op=LiveOp.TYPE, element_id="t", value="x"), page)
+    for focus in ("t", "a"):  # a click into a text field focuses it: nothing shows
+        assert not changes.judged(LiveAction(op=LiveOp.CLICK, element_id=focus), page)
+    assert not changes.judged(LiveAction(op=LiveOp.PRESS, value="Tab"), page)
+    assert not changes.judged(LiveAction(op=LiveOp.DRAG, element_id="b", value="5,0"), page)
+    assert not changes.judged(LiveAction(op=LiveOp.SCROLL, value="down"), page)
+    assert not changes.judged(LiveAction(op=LiveOp.HOVER, element_id="b"), page)
