@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from webagent.method import retrieval
 from webagent.contracts import Observation
 from webagent.html.fragment import Fragment
+from webagent.method import retrieval
 from webagent.method.retrieval import (
     TOP_TEXTS,
     BM25Retriever,
