@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from webagent.contracts import LIVE_OPS, Action, Op
 from webagent.method.act import SCROLL_DIRECTIONS, point
@@ -123,6 +123,12 @@ class LiveAction(BaseModel):
     value: str = ""
     press_enter: bool = Field(default=False, description="TYPE only: press Enter after typing")
 
+    @field_validator("value")
+    @classmethod
+    def _key(cls, value: str, info: ValidationInfo) -> str:
+        """A PRESS's key as Playwright names it (:func:`normalize_key`)."""
+        return normalize_key(value) if info.data.get("op") is LiveOp.PRESS else value
+
     @model_validator(mode="after")
     def _check(self) -> LiveAction:
         if self.op in ELEMENT_OPS and not self.element_id:
@@ -131,8 +137,6 @@ class LiveAction(BaseModel):
             raise ValueError("GOTO needs a URL as its value")
         if self.op is LiveOp.SCROLL and self.value not in SCROLL_DIRECTIONS:
             raise ValueError(f"SCROLL's value is up, down, left or right, got {self.value!r}")
-        if self.op is LiveOp.PRESS:
-            object.__setattr__(self, "value", normalize_key(self.value))
         if self.op is LiveOp.CLICK and self.value and point(self.value) is None:
             raise ValueError(f'CLICK\'s value is "" or "x,y", got {self.value!r}')
         if self.op is LiveOp.DRAG and not self.value.strip():
