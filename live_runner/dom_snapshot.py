@@ -25,6 +25,12 @@ its own ``backend_node_id`` attribute instead (and ``elements`` is keyed by it),
 without one (one the browser made, such as an implied ``<tbody>``) is left out with its
 content kept in its place, and frames' documents are not read (a saved page's frames are not
 part of it). Never use it on a live page: there the page's attributes are not to be trusted.
+
+On a live page (``ids="cdp"``, BrowserGym's snapshot too) what the browser drew and its
+words do not say is added as attributes (:mod:`live_runner.live_marks`: ``onclick`` on
+elements with click listeners, ``hint`` words for controls without text, a shape's or
+swatch's ``color``, a shape's ``at`` and ``size``), and an SVG drawing is rendered with its
+shapes (``<drawing>``, ``<svg-circle>``...). A saved page (``ids="page"``) gets none of it.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from live_runner import live_marks
 from live_runner.snapshot_doc import SnapshotDoc, parse_documents
 
 #: computed styles requested from CDP, in this order
@@ -55,6 +62,11 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _MAX_ATTR_CHARS = 300
 _MAX_LABEL_TEXT = 120
 _MAX_DEPTH = 400
+#: the attributes ElementInfo keeps: what names an element, and what an action must know
+_INFO_ATTRS = frozenset(
+    {"role", "type", "aria-label", "placeholder", "name", "value", "title", "alt"}
+    | {"readonly", "disabled", "multiple", "contenteditable", live_marks.PREFIX + "hint"}
+)
 PASSWORD_MASK = "********"
 
 
@@ -115,6 +127,12 @@ class _Builder:
     wrapped: dict[str, str] = field(default_factory=dict)  # control key -> label key
     label_for: dict[tuple[int, str], str] = field(default_factory=dict)  # (doc, id) -> label
     control_ids: dict[tuple[int, str], str] = field(default_factory=dict)  # (doc, id) -> key
+    drawings: list[live_marks.Box] = field(default_factory=list)  # open SVG drawings' boxes
+
+    @property
+    def live(self) -> bool:
+        """A live page: its marks are added (a saved page's rendering stays as it was)."""
+        return self.ids == "cdp"
 
     def key(self, doc: SnapshotDoc, node: int) -> str | None:
         """The id an element is shown with; None for one the saved page did not have."""
@@ -220,9 +238,14 @@ def _render_element(
         parts.append(inner.html)
         texts.append(inner.text)
         any_kept = inner.kept
-    elif tag != "svg" and not doc.clips_all(node):
+    elif (tag != "svg" or b.live) and not doc.clips_all(node):
         in_select = in_select or (tag == "select" and visible)
+        drawing = b.live and tag == "svg"
+        if drawing:
+            b.drawings.append(doc.box(node) or (0.0, 0.0, 0.0, 0.0))
         parts, texts, any_kept = _render_children(b, doc, node, depth, in_select)
+        if drawing:
+            b.drawings.pop()
     if tag == "label":
         b.open_labels.pop()
     if tag == "textarea" and node in doc.text_value:
@@ -233,12 +256,58 @@ def _render_element(
         return _Out("", "", kept=False)
     text = " ".join(" ".join(texts).split())[:_MAX_LABEL_TEXT]
     attrs = _attributes(b, doc, node, tag, key)
+    if b.live:
+        attrs.update(_live_marks(b, doc, node, tag, empty=not text and not any_kept))
     b.elements[key] = _element_info(doc, node, tag, text, attrs)
-    out_tag = out_tag or ("div" if frame_doc is not None else tag)
+    out_tag = out_tag or ("div" if frame_doc is not None else _live_tag(b, tag))
     start = f"<{out_tag}" + "".join(f' {k}="{html.escape(v)}"' for k, v in attrs.items()) + ">"
     if tag in _VOID:
         return _Out(start, text, kept=True)
     return _Out(f"{start}{''.join(parts)}</{out_tag}>", text, kept=True)
+
+
+def _live_tag(b: _Builder, tag: str) -> str:
+    """An SVG drawing and its elements as the cleaner reads them (module doc)."""
+    if not b.live or not (b.drawings or tag == "svg"):
+        return tag
+    return "drawing" if tag == "svg" else f"svg-{tag}"
+
+
+def _live_marks(
+    b: _Builder, doc: SnapshotDoc, node: int, tag: str, *, empty: bool
+) -> dict[str, str]:
+    """What the browser shows of an element that its markup does not say (live_marks)."""
+    if tag in ("html", "body"):
+        return {}
+    page_attrs = {k.lower(): v for k, v in doc.attrs[node]}
+    clickable = node in doc.clickable
+    box = doc.box(node)
+    shape = bool(b.drawings) and tag in live_marks.SHAPES
+    marks: dict[str, str] = (
+        {"onclick": ""} if live_marks.wants_onclick(tag, page_attrs, clickable) else {}
+    )
+    if tag == "svg":
+        marks.update(live_marks.drawing_size(box))
+    elif shape:
+        color = live_marks.shape_color(page_attrs)
+        marks.update({"color": color} if color else {})
+        marks.update(live_marks.geometry(tag, page_attrs, box, b.drawings[-1]))
+    elif empty:
+        color = live_marks.swatch_color(tag, page_attrs, doc.style(node, "background-color"), box)
+        marks.update({"color": color} if color else {})
+    named = live_marks.is_named(page_attrs, tag) or _labelled(b, doc, tag, page_attrs)
+    wanted = live_marks.is_control(tag, page_attrs, clickable) or shape or "color" in marks
+    if empty and wanted and not named:
+        hint = live_marks.hint_words(page_attrs, tag)
+        marks.update({"hint": hint} if hint else {})
+    return live_marks.prefixed({k: _clean_attr(v) for k, v in marks.items()})
+
+
+def _labelled(b: _Builder, doc: SnapshotDoc, tag: str, attrs: dict[str, str]) -> bool:
+    """A form control inside a ``<label>`` or named by one seen before it (``for=``)."""
+    if tag not in _CONTROLS:
+        return False
+    return bool(b.open_labels) or (doc.index, attrs.get("id", "")) in b.label_for
 
 
 def _render_children(
@@ -350,8 +419,8 @@ def _element_info(
         bounds=(box[0], box[1], box[2], box[3]) if box and len(box) == 4 else None,
         text=text,
         attributes={
-            key: value
+            key.removeprefix(live_marks.PREFIX): value
             for key, value in attrs.items()
-            if key in ("role", "type", "aria-label", "placeholder", "name", "value", "title", "alt")
+            if key in _INFO_ATTRS
         },
     )

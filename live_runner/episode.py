@@ -27,14 +27,21 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from live_runner.actions import ActionOutcome, LiveAction, LiveOp
+from live_runner.actions import (
+    AGENT_OPS,
+    ActionOutcome,
+    FailureKind,
+    LiveAction,
+    LiveOp,
+    failure_counts,
+)
 from live_runner.observe import PageSnapshot
 from live_runner.records import EpisodeResult, StepRecord
 from live_runner.rounds import digest
 from live_runner.safety import SecretStore
 from live_runner.settings import LimitSettings
 from live_runner.trace import RunTracer
-from webagent.contracts import Agent, Observation, StepTrace
+from webagent.contracts import Agent, Observation, Op, StepTrace
 from webagent.provenance import now
 
 log = logging.getLogger(__name__)
@@ -132,7 +139,10 @@ def to_live_action(trace: StepTrace) -> tuple[LiveAction | None, str]:
             LiveAction(op=op, element_id=trace.action.element_id or None, value=trace.action.value),
             "",
         )
-    except (ValueError, ValidationError) as exc:
+    except ValidationError as exc:
+        reason = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        return None, f"the action is not valid here: {reason}"
+    except ValueError as exc:
         return None, f"the action is not valid here: {exc}"
 
 
@@ -145,6 +155,8 @@ class Episode:
     goal: str
     limits: LimitSettings
     tracer: RunTracer
+    #: the operations the agent is offered (every live environment carries out all of them)
+    ops: tuple[Op, ...] = AGENT_OPS
 
     def run(self) -> EpisodeResult:
         """Loop until STOP, the environment's end, a pending answer or a limit. The trace is
@@ -172,7 +184,11 @@ class Episode:
             t1 = time.perf_counter()
             previous = [o.describe() for o in tally.outcomes]
             observation = Observation(
-                task=self.goal, previous_actions=previous, html=page.html, url=page.url
+                task=self.goal,
+                previous_actions=previous,
+                html=page.html,
+                url=page.url,
+                actions=self.ops,
             )
             tally.observed.append(digest(observation))
             trace = self.agent.step(observation)
@@ -182,6 +198,8 @@ class Episode:
             tokens = tally.add_usage(trace)
             action, why = to_live_action(trace)
             acted = self.env.act(action, why, page)
+            if action is None and trace.error_class == "invalid_id":
+                acted.outcome.failure = FailureKind.ELEMENT_NOT_FOUND  # an id not on the page
             tally.outcomes.append(acted.outcome)
             record = StepRecord(
                 step=step,
@@ -226,7 +244,11 @@ class Episode:
             output_tokens=tally.output_tokens,
             reward=ending.reward,
             success=ending.success,
-            episode={**ending.info, "failed_actions": sum(not o.ok for o in tally.outcomes)},
+            episode={
+                **ending.info,
+                "failed_actions": sum(not o.ok for o in tally.outcomes),
+                "failures": failure_counts(tally.outcomes),
+            },
             goal=self.goal,
             observed=tally.observed,
         )

@@ -67,6 +67,8 @@ class Executor:
         attempted = True
         try:
             run_op(ctx, action)
+            outcome.note = ctx.note
+            outcome.no_effect = bool(ctx.unchanged)
         except ActionFailed as exc:
             _fail(outcome, exc.kind, exc.message)
             attempted = exc.kind not in (FailureKind.ELEMENT_NOT_FOUND, FailureKind.DETACHED)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from live_runner.actions import ELEMENT_OPS
+from live_runner.actions import MIND2WEB_LIVE_OPS
 from live_runner.errors import LiveRunnerError
 from live_runner.records import StepRecord
 from live_runner.trace import read_manifest, read_steps
@@ -56,15 +56,14 @@ def write_export(run_dirs: list[Path], out: Path, *, include_failed: bool = Fals
 
 def _exportable(step: StepRecord, include_failed: bool) -> bool:
     action = step.action
-    if action is None or action.op not in ELEMENT_OPS or "page" not in step.files:
+    if action is None or action.op not in MIND2WEB_LIVE_OPS or "page" not in step.files:
         return False
     return step.outcome.ok or include_failed
 
 
 def _repr(step: StepRecord) -> str:
-    """The action line without the failure note: what was done, as Mind2Web writes it."""
-    line = step.outcome.describe()
-    return line.split(" (failed: ", 1)[0]
+    """The action line without its notes: what was done, as Mind2Web writes it."""
+    return step.outcome.line()
 
 
 def _action(run_dir: Path, step: StepRecord) -> dict[str, Any]:

@@ -30,6 +30,12 @@ class Located:
     locator: Locator | None = None
     tag: str = ""
     editable: bool = False
+    #: an <input>'s type ("text" when it names none), else ""
+    input_type: str = ""
+    readonly: bool = False
+    disabled: bool = False
+    #: a <select multiple>
+    multiple: bool = False
     object_id: str | None = None
     failure: FailureKind | None = None
     message: str = ""
@@ -58,6 +64,9 @@ def locate(session: BrowserSession, element_id: str) -> Located:
         found.message = f"element id={element_id} was removed from the page"
         return found
     found.tag, found.editable = str(result.get("tag", "")), bool(result.get("editable"))
+    found.input_type = str(result.get("type", ""))
+    found.readonly, found.disabled = bool(result.get("readonly")), bool(result.get("disabled"))
+    found.multiple = bool(result.get("multiple"))
     selector = f'[{TARGET_ATTR}="{token}"]'
     for frame in session.page.frames:
         try:

@@ -17,7 +17,7 @@ from live_runner.actions import ElementLabel
 from live_runner.dom_snapshot import ElementInfo, FrameInfo, snapshot_to_page
 from live_runner.locate import locate, release
 from live_runner.safety import SecretStore
-from live_runner.snapshot_doc import COMPUTED_STYLES
+from live_runner.snapshot_doc import LIVE_STYLES
 
 if TYPE_CHECKING:
     from live_runner.session import BrowserSession
@@ -86,6 +86,7 @@ def element_label(info: ElementInfo) -> ElementLabel:
         or attrs.get("title")
         or attrs.get("alt")
         or attrs.get("name")
+        or attrs.get("hint")  # words of its id and class (live_runner.live_marks)
         or ""
     )
     return ElementLabel(role=role, text=" ".join(text.split()))
@@ -102,7 +103,7 @@ def observe(
     started = time.perf_counter()
     raw = session.cdp().send(
         "DOMSnapshot.captureSnapshot",
-        {"computedStyles": list(COMPUTED_STYLES), "includeDOMRects": False},
+        {"computedStyles": list(LIVE_STYLES), "includeDOMRects": False},
     )
     page = snapshot_to_page(raw, secrets.redact)
     capture_s = time.perf_counter() - started

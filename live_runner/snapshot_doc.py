@@ -7,6 +7,8 @@ from typing import Any
 
 #: computed styles requested from CDP, in this order
 COMPUTED_STYLES = ("display", "visibility", "overflow-x", "overflow-y")
+#: what a live observation requests: the same, then what its marks read (live_runner.live_marks)
+LIVE_STYLES = (*COMPUTED_STYLES, "background-color")
 
 
 @dataclass
@@ -32,13 +34,15 @@ class SnapshotDoc:
     content_doc: dict[int, int]
     shadow: dict[int, str]
     pseudo: set[int]
+    #: nodes the browser says respond to clicks (CDP ``isClickable``: listeners included)
+    clickable: set[int]
 
     def style(self, node: int, name: str) -> str | None:
         k = self.layout.get(node)
         if k is None:
             return None
         style = self.styles[k]
-        position = COMPUTED_STYLES.index(name)
+        position = LIVE_STYLES.index(name)  # COMPUTED_STYLES is its beginning
         return style[position] if position < len(style) else None
 
     def area(self, node: int) -> float:
@@ -47,6 +51,12 @@ class SnapshotDoc:
             return 0.0
         box = self.bounds[k]
         return box[2] * box[3] if len(box) == 4 else 0.0
+
+    def box(self, node: int) -> tuple[float, float, float, float] | None:
+        """x, y, width, height of the node's layout box in its document, if it has one."""
+        k = self.layout.get(node)
+        box = self.bounds[k] if k is not None else None
+        return (box[0], box[1], box[2], box[3]) if box and len(box) == 4 else None
 
     def hidden_style(self, node: int) -> bool:
         return self.style(node, "visibility") in ("hidden", "collapse")
@@ -124,4 +134,5 @@ def _parse_doc(index: int, doc: dict[str, Any], strings: list[str]) -> SnapshotD
         ),
         shadow=_rare(nodes.get("shadowRootType", {"index": [], "value": []}), strings),
         pseudo=set(nodes.get("pseudoType", {"index": []})["index"]),
+        clickable=set(nodes.get("isClickable", {"index": []})["index"]),
     )

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from live_runner import changes
 from live_runner.actions import LiveAction, no_action
 from live_runner.episode import Acted, Ending, EndReason, Episode
 from live_runner.errors import LiveRunnerError
@@ -55,9 +56,20 @@ class TabEnvironment:
         return observe(self.session, self.executor.secrets, screenshot=shots)
 
     def act(self, action: LiveAction | None, why_invalid: str, page: PageSnapshot) -> Acted:
+        """Carry out ``action``; an action that left the page as it was says so
+        (:mod:`live_runner.changes`: the page just before and after it, without what
+        changed on its own since the agent read ``page``)."""
         if action is None:
             return Acted(no_action(why_invalid, page.url))
-        return Acted(self.executor.execute(action, page))
+        judge = changes.judged(action, page)
+        before = self._html() if judge else ""
+        outcome = self.executor.execute(action, page)
+        if judge and changes.unchanged(outcome, page.html, before, self._html()):
+            outcome.no_effect = True
+        return Acted(outcome)
+
+    def _html(self) -> str:
+        return observe(self.session, self.executor.secrets, screenshot=False).html
 
     def ending(self) -> Ending:
         return Ending()  # an open web page gives no reward

@@ -13,6 +13,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "LIVE_OPS",
+    "MIND2WEB_OPS",
     "Action",
     "Agent",
     "ElementCandidate",
@@ -34,6 +36,18 @@ class Op(StrEnum):
     CLICK = "CLICK"
     TYPE = "TYPE"
     SELECT = "SELECT"
+    # offered only by live environments (Observation.actions): a key, a scroll, a drag, a hover
+    PRESS = "PRESS"
+    SCROLL = "SCROLL"
+    DRAG = "DRAG"
+    HOVER = "HOVER"
+
+
+#: the operations of Mind2Web, and of every offline request: an act prompt offering them is
+#: ``prompts/act.toml``, byte for byte as before the live operations existed
+MIND2WEB_OPS: tuple[Op, ...] = (Op.CLICK, Op.TYPE, Op.SELECT)
+#: what a live browser offers (``prompts/act_live.toml``)
+LIVE_OPS: tuple[Op, ...] = tuple(Op)
 
 
 class Action(BaseModel):
@@ -86,6 +100,11 @@ class Observation(BaseModel):
     candidates: list[ElementCandidate] | None = Field(
         default=None,
         description="ranker-scored elements, best first, when the data carries rank/score",
+    )
+    actions: tuple[Op, ...] = Field(
+        default=MIND2WEB_OPS,
+        description="the operations the environment can carry out: Mind2Web's CLICK, TYPE, "
+        "SELECT offline; a live browser adds PRESS, SCROLL, DRAG, HOVER (LIVE_OPS)",
     )
 
 

@@ -11,15 +11,16 @@ steps the agent and translates its action (:mod:`live_runner.browsergym.actions`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from browsergym.core.action.highlevel import HighLevelActionSet
 from browsergym.experiments.agent import Agent as BrowserGymBase
 from browsergym.experiments.agent import AgentInfo
 
-from live_runner.actions import ActionOutcome, ElementLabel, LiveAction
-from live_runner.browsergym.actions import ACTION_SUBSETS, NOOP, outcome, to_browsergym
+from live_runner import changes
+from live_runner.actions import AGENT_OPS, ActionOutcome, ElementLabel, FailureKind, LiveAction
+from live_runner.browsergym.actions import ACTION_SUBSETS, NOOP, Sending, prepare, sent_outcome
 from live_runner.browsergym.observation import goal_text, page_from_obs
 from live_runner.episode import to_live_action
 from live_runner.observe import PageSnapshot
@@ -31,7 +32,8 @@ TASK_KEY = "webagent_task"
 
 
 def action_set() -> HighLevelActionSet:
-    """The actions this agent emits: BrowserGym's high-level ``chat``, ``bid``, ``nav``."""
+    """The actions this agent emits: BrowserGym's high-level ``chat``, ``bid``, ``nav`` and
+    ``coord`` (a key on the page, a click at a point, a drag by an offset)."""
     return HighLevelActionSet(subsets=list(ACTION_SUBSETS), multiaction=True, strict=False)
 
 
@@ -39,10 +41,9 @@ def action_set() -> HighLevelActionSet:
 class _Pending:
     """The action sent last, waiting for the observation that says how it went."""
 
-    action: LiveAction | None
+    sending: Sending
     label: ElementLabel | None
-    url: str
-    why_invalid: str = ""
+    page: PageSnapshot
 
 
 @dataclass
@@ -79,14 +80,20 @@ class BrowserGymAgent(BrowserGymBase):  # type: ignore[misc]  # BrowserGym is un
         pending, self._pending = self._pending, None
         if pending is None:
             return None
-        done = outcome(
-            pending.action,
+        done = sent_outcome(
+            pending.sending,
             pending.label,
             str(obs.get("last_action_error") or ""),
-            url_before=pending.url,
+            url_before=pending.page.url,
             url_after=str(obs.get("url", "")),
-            why_invalid=pending.why_invalid,
         )
+        sent, page = pending.sending.action, pending.page
+        after: PageSnapshot | None = obs.get(PAGE_KEY)
+        # no snapshot between the two observations here: what changed on its own (a clock)
+        # counts as a change, so only a page that stood still is reported
+        sent_ok = sent is not None and pending.sending.kind is None
+        if sent is not None and sent_ok and after is not None and changes.judged(sent, page):
+            done.no_effect = changes.unchanged(done, page.html, page.html, after.html)
         self.outcomes.append(done)
         return done
 
@@ -95,17 +102,23 @@ class BrowserGymAgent(BrowserGymBase):  # type: ignore[misc]  # BrowserGym is un
         page: PageSnapshot = obs[PAGE_KEY]
         previous = [o.describe() for o in self.outcomes]
         trace = self.agent.step(
-            Observation(task=obs[TASK_KEY], previous_actions=previous, html=page.html, url=page.url)
+            Observation(
+                task=obs[TASK_KEY],
+                previous_actions=previous,
+                html=page.html,
+                url=page.url,
+                actions=AGENT_OPS,
+            )
         )
         action, why = to_live_action(trace)
-        if action is not None and action.element_id and action.element_id not in page.elements:
-            why = f"element {action.element_id!r} has no BrowserGym id (bid) on this page"
-            action = None
-        label = page.label(action.element_id) if action and action.element_id else None
-        text = to_browsergym(action)
-        self._pending = _Pending(action, label, page.url, why)
-        self.last = StepView(page, trace, action, text, previous)
-        return text, _info(trace, text, previous)
+        sending = prepare(action, why, page)
+        if action is None and trace.error_class == "invalid_id":  # an id not on the page
+            sending = replace(sending, kind=FailureKind.ELEMENT_NOT_FOUND)
+        sent = sending.action
+        label = page.label(sent.element_id) if sent and sent.element_id else None
+        self._pending = _Pending(sending, label, page)
+        self.last = StepView(page, trace, sent, sending.text, previous)
+        return sending.text, _info(trace, sending.text, previous)
 
 
 class StepInfo(AgentInfo):  # type: ignore[misc]  # BrowserGym is untyped

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from live_runner import changes
 from live_runner.actions import LiveAction
-from live_runner.browsergym.actions import outcome, to_browsergym
+from live_runner.browsergym.actions import prepare, sent_outcome
 from live_runner.browsergym.agent import action_set
 from live_runner.browsergym.browser import browsergym_playwright
 from live_runner.browsergym.observation import goal_text, page_from_obs
@@ -111,30 +112,50 @@ class BrowserGymEnvironment:
         return page_from_obs(self.obs, screenshot=self.screenshots)
 
     def act(self, action: LiveAction | None, why_invalid: str, page: PageSnapshot) -> Acted:
-        if action is not None and action.element_id and action.element_id not in page.elements:
-            why_invalid = f"element {action.element_id!r} has no BrowserGym id (bid) on this page"
-            action = None
-        label = page.label(action.element_id) if action and action.element_id else None
-        text = to_browsergym(action)
-        self.obs, reward, terminated, truncated, _ = self.env.step(text)
+        """Send ``action`` to BrowserGym; an action that left the page as it was says so
+        (:mod:`live_runner.changes`, with a snapshot of the page just before it)."""
+        sending = prepare(action, why_invalid, page)
+        sent = sending.action
+        label = page.label(sent.element_id) if sent and sent.element_id else None
+        judge = sending.kind is None and sent is not None and changes.judged(sent, page)
+        before = self._page_now() if judge else None
+        self.obs, reward, terminated, truncated, _ = self.env.step(sending.text)
         self.reward, self.cum_reward = float(reward), self.cum_reward + float(reward)
         self.terminated, self.truncated = bool(terminated), bool(truncated)
-        done = outcome(
-            action,
+        done = sent_outcome(
+            sending,
             label,
             str(self.obs.get("last_action_error") or ""),
             url_before=page.url,
             url_after=str(self.obs.get("url", "")),
-            why_invalid=why_invalid,
         )
+        if before is not None:
+            after = page_from_obs(self.obs, screenshot=False).html
+            done.no_effect = changes.unchanged(done, page.html, before, after)
         info = {
-            "browsergym_action": text,
+            "browsergym_action": sending.text,
             "reward": self.reward,
             "terminated": self.terminated,
             "truncated": self.truncated,
         }
         end = EndReason.DONE if terminated else EndReason.TRUNCATED if truncated else None
         return Acted(done, info, end)
+
+    def _page_now(self) -> str | None:
+        """The page as it is now, rendered as the agent reads it (None when BrowserGym's
+        page cannot be read): a CDP snapshot like BrowserGym's own, taken without it."""
+        from playwright.sync_api import Error as PlaywrightError
+
+        page = getattr(self.env.unwrapped, "page", None)
+        if page is None:
+            return None
+        try:
+            cdp = page.context.new_cdp_session(page)
+            raw = cdp.send("DOMSnapshot.captureSnapshot", {"computedStyles": []})
+            cdp.detach()
+        except PlaywrightError:
+            return None
+        return page_from_obs({"dom_object": raw}, screenshot=False).html
 
     def ending(self) -> Ending:
         return Ending(

@@ -6,7 +6,9 @@ carries its BrowserGym id as a ``bid`` attribute. The live runner's converter
 inlined, live input values, labels); here each element's ``backend_node_id`` becomes its
 ``bid``, so the id the model names is the id BrowserGym acts on. An element BrowserGym gave no
 ``bid`` keeps no id. BrowserGym's snapshot has no computed styles, so ``visibility: hidden``
-elements with a box are kept (``display: none`` ones have no box and are left out).
+elements with a box are kept (``display: none`` ones have no box and are left out). An
+element's ``bounds`` are BrowserGym's ``bbox`` (viewport pixels, where its mouse actions
+land) when the observation has them.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import io
 import re
 from typing import Any
 
-from live_runner.dom_snapshot import snapshot_to_page
+from live_runner.dom_snapshot import ElementInfo, snapshot_to_page
 from live_runner.observe import PageSnapshot
 
 #: BrowserGym's element id attribute (``browsergym.core.constants.BROWSERGYM_ID_ATTRIBUTE``)
@@ -68,8 +70,9 @@ def page_from_obs(obs: dict[str, Any], *, screenshot: bool = True) -> PageSnapsh
         tag = match.group(1)
         return f'<{tag} backend_node_id="{_attr(bid)}"' if bid is not None else f"<{tag}"
 
+    boxes = obs.get("extra_element_properties") or {}
     elements = {
-        to_bid[info.backend_node_id]: info
+        to_bid[info.backend_node_id]: _with_box(info, boxes.get(to_bid[info.backend_node_id]))
         for info in page.elements.values()
         if info.backend_node_id in to_bid
     }
@@ -82,6 +85,14 @@ def page_from_obs(obs: dict[str, Any], *, screenshot: bool = True) -> PageSnapsh
         frames=page.frames,
         screenshot=jpeg(image) if image is not None else None,
     )
+
+
+def _with_box(info: ElementInfo, extra: Any) -> ElementInfo:
+    """The element with BrowserGym's viewport box, when the observation gives one."""
+    box = extra.get("bbox") if isinstance(extra, dict) else None
+    if not isinstance(box, list | tuple) or len(box) != 4:
+        return info
+    return info.model_copy(update={"bounds": tuple(float(v) for v in box)})
 
 
 def _attr(value: str) -> str:

@@ -10,7 +10,6 @@ import hashlib
 import importlib.util
 import json
 import shutil
-from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -42,22 +41,6 @@ TASKS = (
     "browsergym/miniwob.click-button",
     "browsergym/miniwob.enter-text",
 )
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Path | None]:
-    """The Chromium BrowserGym will launch; skips only when none can be started."""
-    import browsergym.core as bgym_core
-    from playwright.sync_api import Error as PlaywrightError
-
-    from live_runner.browsergym.browser import browsergym_playwright
-
-    with browsergym_playwright(None) as executable:
-        try:
-            bgym_core._get_global_playwright().chromium.launch().close()
-        except PlaywrightError as exc:
-            pytest.skip(f"no Chromium to start: {str(exc).splitlines()[0]}")
-    yield executable
 
 
 @pytest.mark.parametrize(
@@ -95,7 +78,7 @@ def test_a_scripted_oracle_earns_reward_1(
             assert step.outcome.ok and step.agent is not None
             assert {"page", "elements", "screenshot"} <= set(step.files)
     typed = read_steps(run_dirs[2])
-    assert typed[0].episode["browsergym_action"].startswith("fill(")
+    assert "keyboard_type(" in typed[0].episode["browsergym_action"]  # key by key, as typed
     assert typed[1].previous_actions[0].endswith("-> TYPE: " + typed[0].action.value)  # type: ignore[union-attr]
     if agent == "readagent-p":  # the ReadAgent pipeline ran: gists and a look-up
         assert {"gist", "lookup", "act"} <= set(typed[0].agent.usage)  # type: ignore[union-attr]

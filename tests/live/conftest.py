@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from live.pages import PageServer
+from live_runner.miniwob import html_root
 from live_runner.safety import DomainPolicy, NavigationGuard, SecretStore
 from live_runner.session import BrowserSession
-from live_runner.settings import BrowserSettings
+from live_runner.settings import BrowserSettings, MiniWobSettings
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -84,3 +85,9 @@ def make_session(browser: Any) -> Iterator[Callable[..., BrowserSession]]:
     yield make
     for session in opened:
         session.close()
+
+
+@pytest.fixture(scope="module")
+def miniwob_root() -> Path:
+    pytest.importorskip("miniwob", reason="pip install 'readagent-web[live]'")
+    return html_root(MiniWobSettings(tasks=("click-button",), seeds=(0,), out_dir=Path(".")))

@@ -15,18 +15,10 @@ import pytest
 
 from live.conftest import CHROMIUM
 from live.pages import PageServer
-from live_runner.miniwob import html_root
-from live_runner.settings import MiniWobSettings
 from live_runner.trace import read_manifest, read_steps
 from webagent.cli import main
 
 pytestmark = [pytest.mark.browser, pytest.mark.llama]
-
-
-@pytest.fixture(scope="module")
-def miniwob_root() -> Path:
-    pytest.importorskip("miniwob", reason="pip install 'readagent-web[live]'")
-    return html_root(MiniWobSettings(tasks=("click-button",), seeds=(0,), out_dir=Path(".")))
 
 
 def test_webagent_run_with_the_embedded_model(

@@ -26,7 +26,7 @@ def test_live_actions_are_validated() -> None:
         LiveAction(op=LiveOp.CLICK)
     with pytest.raises(ValidationError, match="GOTO needs a URL"):
         LiveAction(op=LiveOp.GOTO)
-    with pytest.raises(ValidationError, match="'up' or 'down'"):
+    with pytest.raises(ValidationError, match="up, down, left or right"):
         LiveAction(op=LiveOp.SCROLL, value="sideways")
     with pytest.raises(ValidationError, match="WAIT is 0 to 10"):
         LiveAction(op=LiveOp.WAIT, value="60")

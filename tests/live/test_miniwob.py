@@ -16,7 +16,6 @@ from live.conftest import browser_settings
 from live_runner.actions import LiveAction, LiveOp
 from live_runner.executor import Executor
 from live_runner.miniwob import (
-    html_root,
     read_state,
     run_miniwob,
     start_episode,
@@ -33,12 +32,6 @@ pytestmark = pytest.mark.browser
 Plan = Callable[[str, PageSnapshot], list[LiveAction]]
 
 
-@pytest.fixture(scope="module")
-def miniwob_root() -> Path:
-    pytest.importorskip("miniwob", reason="pip install 'readagent-web[live]'")
-    return html_root(MiniWobSettings(tasks=("click-button",), seeds=(0,), out_dir=Path(".")))
-
-
 def _quoted(utterance: str) -> str:
     return re.findall(r'"([^"]*)"', utterance)[0]
 
@@ -52,7 +45,7 @@ def plan_click_button(utterance: str, snap: PageSnapshot) -> list[LiveAction]:
 
 
 def plan_enter_text(utterance: str, snap: PageSnapshot) -> list[LiveAction]:
-    field = snap.find("", "input")[0]
+    field = next(i for i, e in snap.elements.items() if e.tag == "input")
     return [
         LiveAction(op=LiveOp.TYPE, element_id=field, value=_quoted(utterance)),
         _click(snap, "Submit", "button"),

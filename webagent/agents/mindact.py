@@ -28,7 +28,7 @@ from webagent.agents.context import format_previous, page_budget
 from webagent.agents.pipeline import Memory, StepContext
 from webagent.agents.ungisted import UngistedAgent
 from webagent.answers import json_object
-from webagent.contracts import Action, Observation, Op, StepTrace
+from webagent.contracts import MIND2WEB_OPS, Action, Observation, Op, StepTrace
 from webagent.errors import ModelError, OutputParseError
 from webagent.html.clean import number_elements
 from webagent.html.fragment import Fragment
@@ -180,7 +180,7 @@ def parse_choice(text: str, letters: str) -> Choice:
     if not letter or letter not in letters:
         raise OutputParseError(f"choice {data.get('choice')!r} is not one of {', '.join(letters)}")
     op_text = str(data.get("op", "CLICK")).strip().upper() or "CLICK"
-    if op_text not in Op.__members__:
+    if op_text not in {op.value for op in MIND2WEB_OPS}:
         raise OutputParseError(f"op {op_text!r} is not one of CLICK, TYPE, SELECT")
     op = Op(op_text)
     value = "" if op is Op.CLICK else str(data.get("value") or "").strip()
@@ -192,7 +192,7 @@ def choice_schema(letters: str) -> dict[str, Any]:
         "type": "object",
         "properties": {
             "choice": {"type": "string", "enum": list(letters)},
-            "op": {"type": "string", "enum": [op.value for op in Op]},
+            "op": {"type": "string", "enum": [op.value for op in MIND2WEB_OPS]},
             "value": {"type": "string", "maxLength": 200},
         },
         "required": ["choice", "op", "value"],

@@ -24,10 +24,12 @@ from webagent.agents.context import (
 )
 from webagent.agents.settings import AgentSettings
 from webagent.contracts import (
+    MIND2WEB_OPS,
     Agent,
     LookupRound,
     MemoryEdits,
     Observation,
+    Op,
     SectionGist,
     StepTrace,
 )
@@ -57,7 +59,8 @@ class StepContext:
     def act_texts(self, memory: str) -> list[str]:
         """The act prompt's texts around ``memory``: what a fit of the act memory counts
         with its final count (``fit_memory(prompt=...)``), so the prompt then costs none."""
-        messages, _ = act_messages(self.observation.task, self.previous, memory)
+        observation = self.observation
+        messages, _ = act_messages(observation.task, self.previous, memory, observation.actions)
         return [m.content for m in messages]
 
 
@@ -87,7 +90,7 @@ class PageAgent(Agent):
         self.gist_cache = gist_cache
         self.name = settings.agent
         self._plan: SegmentSettings | None = None
-        self._answer_room: int | None = None
+        self._answer_room: dict[tuple[Op, ...], int] = {}
 
     def plan_segments(self) -> SegmentSettings:
         """How this agent segments a page: the plan its budget gives (``segment_settings``)."""
@@ -101,22 +104,24 @@ class PageAgent(Agent):
             self._plan = self.plan_segments()
         return self._plan
 
-    @property
-    def answer_room(self) -> int:
-        """Tokens an act prompt leaves free (``act_answer_room``), counted on first use."""
-        if self._answer_room is None:
+    def answer_room(self, ops: tuple[Op, ...] = MIND2WEB_OPS) -> int:
+        """Tokens an act prompt offering ``ops`` leaves free (``act_answer_room``), counted
+        on first use."""
+        room = self._answer_room.get(ops)
+        if room is None:
             settings = self.settings
-            self._answer_room = act_answer_room(
-                self.model, settings.act_max_tokens, settings.repair_attempts
+            room = act_answer_room(
+                self.model, settings.act_max_tokens, settings.repair_attempts, ops
             )
-        return self._answer_room
+            self._answer_room[ops] = room
+        return room
 
     def ask_ahead(self, observation: Observation) -> list[str]:
         """What a step counts before it reads the page (the previous actions, the empty act
         prompt as it reads when all of them fit): counted in one request where each count
         is one (``prefetch``), so the budgets then cost none."""
         previous = "\n".join(observation.previous_actions) or "None"
-        empty, _ = act_messages(observation.task, previous, "")
+        empty, _ = act_messages(observation.task, previous, "", observation.actions)
         return [*observation.previous_actions, *(m.content for m in empty)]
 
     def counted_after_segmenting(self, fragments: Sequence[Fragment]) -> list[str]:
@@ -162,9 +167,10 @@ class PageAgent(Agent):
 
         history = previous_budget(self.settings, self.model)
         previous, dropped = format_previous(observation.previous_actions, history, count)
-        budget_empty, _ = act_messages(observation.task, previous, "")
+        ops = observation.actions
+        budget_empty, _ = act_messages(observation.task, previous, "", ops)
         settings = self.settings
-        budget = page_budget(self.model, settings, budget_empty, self.answer_room)
+        budget = page_budget(self.model, settings, budget_empty, self.answer_room(ops))
 
         t0 = time.perf_counter()
         room = reopen_room(self.settings, self.segment_plan, count)
@@ -177,7 +183,7 @@ class PageAgent(Agent):
         trace.memory_edits = memory.edits.model_copy(update={"previous_dropped": dropped})
         text = memory.text
         trace.memory = text
-        messages, version = act_messages(observation.task, previous, text)
+        messages, version = act_messages(observation.task, previous, text, ops)
         shown = shown_ids(text, page.element_ids)
         repair = repair_counts(shown) if self.settings.repair_attempts else []
         # the act prompt and what a repair turn may count, with the memory's count
@@ -201,6 +207,7 @@ class PageAgent(Agent):
             max_tokens=self.settings.act_max_tokens,
             repair_attempts=self.settings.repair_attempts,
             log=log,
+            ops=ops,
         )
         trace.timings["act_s"] = time.perf_counter() - t0
         trace.action, trace.error, trace.error_class = (

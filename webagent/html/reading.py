@@ -33,7 +33,7 @@ from webagent.html.fragment import Fragment
 #: one tag of the compact HTML: ``<tag id=ID attr="value" flag>`` or ``</tag>``
 _TAG = re.compile(r"<(/?)([A-Za-z][\w:.-]*)((?:\s+[^\s=<>\"]+(?:=\"[^\"]*\"|=[^\s>\"]+)?)*)\s*/?>")
 _ATTR = re.compile(r"([^\s=<>\"]+)(?:=\"([^\"]*)\"|=([^\s>\"]+))?")
-_LABELS = ("alt", "aria-label", "title")
+_LABELS = ("alt", "aria-label", "title", "hint")  # hint: a live page's (rules.LIVE_ATTRS)
 # fmt: off
 BLOCK_TAGS = frozenset({
     "address", "article", "aside", "blockquote", "br", "dd", "details", "dialog", "div", "dl",

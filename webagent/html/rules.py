@@ -56,6 +56,12 @@ SHOWN_ATTRS = {
     "contenteditable": "contenteditable",
     "onclick": "onclick",
 }
+# what a live observation adds (live_runner.live_marks: words naming a control without text, a
+# shape's colour and place), shown without the prefix. Live pages' own attributes with the
+# prefix are dropped before, and no saved page or Mind2Web page carries one, so offline
+# rendering is unchanged
+LIVE_ATTRS = {f"data-webagent-{name}": name for name in ("hint", "color", "at", "size", "points")}
+SHOWN_ATTRS.update(LIVE_ATTRS)
 SHOWN_KEYS = frozenset(SHOWN_ATTRS)
 # shown as a bare name (``checked``), unless the value is "false"
 BOOLEAN_ATTRS = frozenset({"checked", "selected", "disabled", "contenteditable", "onclick"})
