@@ -108,6 +108,7 @@ class _Tally:
     started: float = field(default_factory=time.monotonic)
     input_tokens: int = 0
     output_tokens: int = 0
+    calls: int = 0
     outcomes: list[ActionOutcome] = field(default_factory=list)
     observed: list[str] = field(default_factory=list)
 
@@ -116,6 +117,7 @@ class _Tally:
         used_out = sum(u.output_tokens for u in trace.usage.values())
         self.input_tokens += used_in
         self.output_tokens += used_out
+        self.calls += sum(u.calls for u in trace.usage.values())
         return {"input": used_in, "output": used_out}
 
     def limit_hit(self, limits: LimitSettings) -> EndReason | None:
@@ -242,6 +244,7 @@ class Episode:
             elapsed_s=time.monotonic() - tally.started,
             input_tokens=tally.input_tokens,
             output_tokens=tally.output_tokens,
+            calls=tally.calls,
             reward=ending.reward,
             success=ending.success,
             episode={

@@ -51,6 +51,7 @@ class EpisodeResult(BaseModel):
     elapsed_s: float = 0.0
     input_tokens: int = 0
     output_tokens: int = 0
+    calls: int = Field(default=0, description="model calls, repairs included")
     reward: float = Field(default=0.0, description="the environment's reward (0 without one)")
     success: bool | None = Field(
         default=None, description="the environment's verdict; None where it gives none"

@@ -2,6 +2,7 @@
 
     python bench/kit/answers.py split REQUESTS_DIR --out CHUNKS [--size 40] [--busy CHUNKS]
     python bench/kit/answers.py collect CHUNKS --how "who answered, and how"
+    (both take --answers FILE: bench/data/live_answers/answers.jsonl for the live figure)
 
 ``split`` takes the folders ``bench/figures/method_quality.py --requests`` writes (one per agent
 configuration) and cuts each into chunks of ``--size`` requests: ``CHUNKS/<row>-NN/`` holds
@@ -51,11 +52,44 @@ def render(entry: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def split(requests: Path, out: Path, size: int, busy: list[Path]) -> int:
+def waiting(folder: Path, answered: set[str]) -> list[dict[str, Any]]:
+    """The request lines of the batch folder's waiting rounds that ``answered`` lacks (the
+    committed answers are read by the backend, not through ``--batch-results``)."""
+    from webagent.model.batch_rounds import BatchFolder
+
+    batch = BatchFolder(folder)
+    lines = []
+    for round_ in batch.waiting():
+        for line in (batch.path / round_.file).read_text().splitlines():
+            entry = json.loads(line)
+            if entry["custom_id"] not in answered:
+                lines.append({"phase": round_.phases.get(entry["custom_id"]), **entry})
+    return lines
+
+
+def write_requests(folders: dict[str, Path], out: Path, answered: set[str]) -> int:
+    """Each configuration's requests still to answer (``folders``: its name -> its batch
+    folder) under ``out/<name>/requests.jsonl``; a request two share goes to the first."""
+    seen: set[str] = set()
+    for name, folder in folders.items():
+        lines = []
+        for entry in waiting(folder, answered):
+            if entry["custom_id"] not in seen:
+                seen.add(entry["custom_id"])
+                lines.append(json.dumps(entry))
+        if lines:
+            (out / name).mkdir(parents=True, exist_ok=True)
+            (out / name / "requests.jsonl").write_text("\n".join(lines) + "\n")
+        print(f"{name}: {len(lines)} requests to answer", file=sys.stderr)
+    print(f"{len(seen)} requests in all under {out}", file=sys.stderr)
+    return 0
+
+
+def split(requests: Path, out: Path, size: int, busy: list[Path], answers: Path = ANSWERS) -> int:
     """Chunks of the requests the answers file does not answer yet and no chunk under a
     ``busy`` folder holds (being answered)."""
     chunks = 0
-    answered = set(read_answers(ANSWERS))
+    answered = set(read_answers(answers))
     for folder in busy:
         for keys in folder.glob("*/keys.json"):
             answered.update(item["key"] for item in json.loads(keys.read_text()).values())
@@ -75,7 +109,7 @@ def split(requests: Path, out: Path, size: int, busy: list[Path]) -> int:
     return 0
 
 
-def collect(chunks: Path, how: str) -> int:
+def collect(chunks: Path, how: str, answers_file: Path = ANSWERS) -> int:
     answers, missing = [], []
     for keys_path in sorted(chunks.glob("*/keys.json")):
         for number, item in json.loads(keys_path.read_text()).items():
@@ -87,8 +121,8 @@ def collect(chunks: Path, how: str) -> int:
             answers.append(
                 Answer(key=item["key"], model=MODEL, how=how, text=text, phase=item["phase"] or "")
             )
-    added = append_answers(ANSWERS, answers)
-    print(f"{added} new answers appended to {ANSWERS} ({len(answers)} found)", file=sys.stderr)
+    added = append_answers(answers_file, answers)
+    print(f"{added} new answers appended to {answers_file} ({len(answers)} found)", file=sys.stderr)
     for name in missing:
         print(f"no answer yet: {name}", file=sys.stderr)
     return 0
@@ -107,10 +141,12 @@ def main() -> int:
     c = sub.add_parser("collect", help="answer files -> the answers file")
     c.add_argument("chunks", type=Path)
     c.add_argument("--how", required=True, help="who answered, and how (recorded per answer)")
+    for command in (s, c):
+        command.add_argument("--answers", type=Path, default=ANSWERS, help="the answers file")
     args = parser.parse_args()
     if args.command == "split":
-        return split(args.requests, args.out, args.size, args.busy)
-    return collect(args.chunks, args.how)
+        return split(args.requests, args.out, args.size, args.busy, args.answers)
+    return collect(args.chunks, args.how, args.answers)
 
 
 if __name__ == "__main__":
