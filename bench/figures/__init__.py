@@ -25,6 +25,8 @@ class Figure:
 FIGURES = (
     Figure("method_quality", "How well does each agent act, with a capable model?",
            ("method_quality",)),
+    Figure("live_quality", "How often does each agent finish live tasks, with a capable model?",
+           ("live_quality",)),
     Figure("coverage", "Which look-up selector finds the part of the page that holds the target?",
            ("coverage",)),
     Figure("gist_cost", "What does reading a new page cost?", ("gist_cost",)),

@@ -6,11 +6,11 @@ Every configuration is a real ``webagent browsergym`` run over all 125 MiniWoB++
 folder's README). Chromium, no model, no network. An episode whose next request has no answer
 yet is *pending*: named, never counted as a failure.
 
-    python bench/figures/live_quality.py               # replay; write bench/summaries/live_quality.*
-    python bench/figures/live_quality.py --check       # replay a fixed sample of the committed
-                                                       # episodes; fail if one no longer earns its reward
+    python bench/figures/live_quality.py          # replay; bench/summaries/live_quality.*
+    python bench/figures/live_quality.py --check  # replay a fixed sample of the committed
+                                                  # episodes; fail if one loses its reward
     python bench/figures/live_quality.py --requests DIR --work DIR
-                                                       # the requests still to answer, one folder a row
+                                                  # the requests still to answer, a folder a row
 
 ``--work DIR`` keeps the run folders, so that rounds of answering resume instead of starting
 over. ``--configs`` and ``--tasks`` narrow a run (a trial; the summary then says so).
@@ -109,7 +109,7 @@ def episode_rows(config: Config, out: Path) -> list[dict[str, Any]]:
     report = json.loads((out / "report.json").read_text("utf-8"))
     rows = []
     for e in report["episodes"]:
-        failures = Counter(_failures(out / e["run_dir"])) if e["run_dir"] else Counter()
+        failures = e["episode"].get("failures", {})
         rows.append(
             {
                 "config": config.slug, "task": e["task"].removeprefix("browsergym/miniwob."),
@@ -120,17 +120,6 @@ def episode_rows(config: Config, out: Path) -> list[dict[str, Any]]:
             }
         )  # fmt: skip
     return rows
-
-
-def _failures(run_dir: Path) -> list[str]:
-    """The failure kind of each failed action of an episode (steps.jsonl)."""
-    path = run_dir / "steps.jsonl"
-    kinds = []
-    for line in path.read_text("utf-8").splitlines() if path.exists() else []:
-        outcome = json.loads(line).get("outcome") or {}
-        if not outcome.get("ok", True):
-            kinds.append(outcome.get("failure") or "unknown")
-    return kinds
 
 
 def bootstrap_ci(episodes: list[dict[str, Any]], resamples: int = 2000) -> list[float]:
@@ -214,16 +203,18 @@ def plot(rows: list[dict[str, Any]], path: Path, answered_by: str) -> None:
     for i, r in enumerate(shown):
         low, high = r["success_ci"]
         axes.bar(i, 100 * r["success_rate"], color="tab:blue")
-        axes.errorbar(i, 100 * r["success_rate"], fmt="none", ecolor="black", capsize=4,
-                      yerr=[[100 * (r["success_rate"] - low)], [100 * (high - r["success_rate"])]])  # fmt: skip
+        rate = 100 * r["success_rate"]
+        spread = [[rate - 100 * low], [100 * high - rate]]
+        axes.errorbar(i, rate, yerr=spread, fmt="none", ecolor="black", capsize=4)
     for model, rate, _se, _date in GENERIC_AGENT[::2]:
         axes.axhline(100 * rate, color="gray", linestyle="--", linewidth=0.8)
         axes.text(len(shown) - 0.45, 100 * rate + 0.6, f"GenericAgent, {model}", fontsize=7)
     axes.set_xticks(range(len(shown)), [r["label"] for r in shown], fontsize=8)
     axes.set_ylabel("episodes succeeded, % (95% CI by task)")
     axes.set_ylim(0, 100)
-    axes.set_title(f"BrowserGym MiniWoB++, 125 tasks x seeds 0-2; answers by {answered_by}\n"
-                   "dashed: AgentLab's published GenericAgent (other models, 5 seeds)", fontsize=8)  # fmt: skip
+    title = f"BrowserGym MiniWoB++, 125 tasks x seeds 0-2; answers by {answered_by}\n"
+    title += "dashed: AgentLab's published GenericAgent (other models, 5 seeds)"
+    axes.set_title(title, fontsize=8)
     figure.tight_layout()
     figure.savefig(path, dpi=120, metadata={"Software": None})
     plt.close(figure)
@@ -237,8 +228,11 @@ def summary(
         "schema_version": 1,
         "benchmark": "live_quality",
         "scope": scope,
-        "answers": {"file": str(ANSWERS.relative_to(REPO)),
-                    "sha256": hashlib.sha256(ANSWERS.read_bytes()).hexdigest(), **about},  # fmt: skip
+        "answers": {
+            "file": str(ANSWERS.relative_to(REPO)),
+            "sha256": hashlib.sha256(ANSWERS.read_bytes()).hexdigest(),
+            **about,
+        },
         "model_name_in_requests": MODEL,
         "generic_agent_published": [
             {"model": m, "success_rate": s, "std_err": se, "date": d, "episodes": 625}
@@ -275,8 +269,9 @@ def check(configs: list[Config], work: Path, summaries: Path) -> int:
         run_config(config, [f"browsergym/miniwob.{e['task']}"], (e["seed"],), out, replay=True)
         again = json.loads((out / "report.json").read_text("utf-8"))["episodes"][0]
         same = again["reward"] == e["reward"] and again["status"] == e["status"]
-        print(f"[{number}/{len(sample)}] {e['config']} {e['task']} seed {e['seed']}: "
-              f"{e['reward']} -> {again['reward']} ({again['status']})", file=sys.stderr)  # fmt: skip
+        where = f"{e['config']} {e['task']} seed {e['seed']}"
+        now = f"{e['reward']} -> {again['reward']} ({again['status']})"
+        print(f"[{number}/{len(sample)}] {where}: {now}", file=sys.stderr)
         if not same:
             wrong.append(f"{e['config']} {e['task']} seed {e['seed']}")
     print("live_quality: " + ("FAILED: " + ", ".join(wrong) if wrong else
@@ -298,7 +293,11 @@ def main() -> int:
         work.mkdir(parents=True, exist_ok=True)
         if args.check:
             return check(configs, work, args.summaries)
-        tasks = [f"browsergym/miniwob.{t}" for t in args.tasks.split(",")] if args.tasks else all_tasks()
+        tasks = (
+            [f"browsergym/miniwob.{t}" for t in args.tasks.split(",")]
+            if args.tasks
+            else all_tasks()
+        )
         rows, episodes = [], []
         for number, config in enumerate(configs, start=1):
             print(f"[{number}/{len(configs)}] {config.label}", file=sys.stderr, flush=True)
