@@ -114,6 +114,13 @@ class _Tally:
         return None
 
 
+def page_observation(goal: str, previous: list[str], page: PageSnapshot) -> Observation:
+    """What the agent reads of ``page``: its HTML, address and accessibility tree."""
+    return Observation(
+        task=goal, previous_actions=previous, html=page.html, url=page.url, axtree=page.axtree
+    )
+
+
 def to_live_action(trace: StepTrace) -> tuple[LiveAction | None, str]:
     """The agent's action in live form, or None with the reason it is not usable."""
     if trace.action is None:
@@ -163,9 +170,7 @@ class Episode:
             page = self.env.observe()
             t1 = time.perf_counter()
             previous = [o.describe() for o in tally.outcomes]
-            trace = self.agent.step(
-                Observation(task=self.goal, previous_actions=previous, html=page.html, url=page.url)
-            )
+            trace = self.agent.step(page_observation(self.goal, previous, page))
             if trace.error_class == AWAITING:
                 return EndReason.PENDING, None, trace.error or "a model answer is to come"
             t2 = time.perf_counter()

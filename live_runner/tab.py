@@ -34,6 +34,8 @@ class TabEnvironment:
 
     session: BrowserSession
     executor: Executor
+    #: read the page's accessibility tree at each step (for an agent that reads it)
+    axtree: bool = False
 
     @property
     def secrets(self) -> SecretStore:
@@ -41,7 +43,7 @@ class TabEnvironment:
 
     def observe(self) -> PageSnapshot:
         shots = self.session.settings.screenshots
-        return observe(self.session, self.executor.secrets, screenshot=shots)
+        return observe(self.session, self.executor.secrets, screenshot=shots, axtree=self.axtree)
 
     def act(self, action: LiveAction | None, why_invalid: str, page: PageSnapshot) -> Acted:
         if action is None:
@@ -94,7 +96,8 @@ def run_task(
         session = BrowserSession(browser, settings.browser, guard, secrets.redact)
         stack.callback(session.close)
         _open_start(session, settings.url, tracer)
-        env = TabEnvironment(session, Executor(session, secrets=secrets, confirm=confirm))
+        executor = Executor(session, secrets=secrets, confirm=confirm)
+        env = TabEnvironment(session, executor, axtree=agent.reads_axtree)
         return Episode(env, agent, settings.task, settings.limits, tracer).run()
 
 

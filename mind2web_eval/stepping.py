@@ -16,14 +16,15 @@ from mind2web_eval.manifest import now
 from mind2web_eval.records import Prediction, Task, ranked_candidates
 from mind2web_eval.results import StepRecord
 from mind2web_eval.scoring import GoldStep, ScoringSettings, score_step
-from webagent.contracts import Agent, Observation, StepTrace
+from webagent.contracts import Agent, Observation, RenderedPage, StepTrace
 from webagent.errors import WebAgentError
 
 # what a bug in page handling may raise on a strange page: with ``record_agent_errors`` it is
 # recorded as ``agent_error`` so that one page does not end a long run
 _STEP_FAILURES = (WebAgentError, ValueError, LookupError, RuntimeError, SyntaxError)
-#: (saved page, its name) -> the page the agent sees (``--render``); raises WebAgentError
-Render = Callable[[str, str], str]
+#: (saved page, its name) -> the page the agent sees (``--render``: its HTML, and its
+#: accessibility tree where the agent reads it); raises WebAgentError
+Render = Callable[[str, str], RenderedPage]
 
 
 def _observe(
@@ -33,17 +34,19 @@ def _observe(
     step = task.actions[index]
     if step.cleaned_html is None:
         return None, "no_html", "the step has no cleaned_html: the agent cannot see the page"
-    html = step.cleaned_html
+    page = RenderedPage(html=step.cleaned_html)
     if render is not None:
+        name = f"the page of step {step.action_uid} (task {task.annotation_id})"
         try:
-            html = render(html, f"the page of step {step.action_uid} (task {task.annotation_id})")
+            page = render(page.html, name)
         except WebAgentError as exc:  # pending: the same command tries the page again
             return None, "page_error", str(exc)
     observation = Observation(
         task=task.confirmed_task,
         previous_actions=task.previous_actions(index),
-        html=html,
+        html=page.html,
         candidates=ranked_candidates(step),
+        axtree=page.axtree,
     )
     if not record_agent_errors:
         trace = agent.step(observation)

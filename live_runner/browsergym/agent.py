@@ -21,9 +21,9 @@ from browsergym.experiments.agent import AgentInfo
 from live_runner.actions import ActionOutcome, ElementLabel, LiveAction
 from live_runner.browsergym.actions import ACTION_SUBSETS, NOOP, outcome, to_browsergym
 from live_runner.browsergym.observation import goal_text, page_from_obs
-from live_runner.episode import to_live_action
+from live_runner.episode import page_observation, to_live_action
 from live_runner.observe import PageSnapshot
-from webagent.contracts import Agent, Observation, StepTrace
+from webagent.contracts import Agent, StepTrace
 
 #: the processed observation's keys (besides BrowserGym's own, minus its DOM and AXTree)
 PAGE_KEY = "webagent_page"
@@ -94,9 +94,7 @@ class BrowserGymAgent(BrowserGymBase):  # type: ignore[misc]  # BrowserGym is un
         self.settle(obs)
         page: PageSnapshot = obs[PAGE_KEY]
         previous = [o.describe() for o in self.outcomes]
-        trace = self.agent.step(
-            Observation(task=obs[TASK_KEY], previous_actions=previous, html=page.html, url=page.url)
-        )
+        trace = self.agent.step(page_observation(obs[TASK_KEY], previous, page))
         action, why = to_live_action(trace)
         if action is not None and action.element_id and action.element_id not in page.elements:
             why = f"element {action.element_id!r} has no BrowserGym id (bid) on this page"

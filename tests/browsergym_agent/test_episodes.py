@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -62,7 +63,7 @@ def chromium() -> Iterator[Path | None]:
 
 @pytest.mark.parametrize(
     ("agent", "options"),
-    [("raw-html", {}), ("readagent-p", {"read_whole_page": False})],
+    [("raw-html", {}), ("readagent-p", {"read_whole_page": False}), ("axtree", {})],
 )
 def test_a_scripted_oracle_earns_reward_1(
     chromium: Path | None, tmp_path: Path, agent: str, options: dict[str, object]
@@ -99,6 +100,12 @@ def test_a_scripted_oracle_earns_reward_1(
     assert typed[1].previous_actions[0].endswith("-> TYPE: " + typed[0].action.value)  # type: ignore[union-attr]
     if agent == "readagent-p":  # the ReadAgent pipeline ran: gists and a look-up
         assert {"gist", "lookup", "act"} <= set(typed[0].agent.usage)  # type: ignore[union-attr]
+    if agent == "axtree":  # the model read BrowserGym's tree, the whole tree is traced
+        shown = typed[0].agent.memory  # type: ignore[union-attr]
+        assert re.search(r"^\t\[id=\w+\] textbox '', clickable, visible$", shown, re.M)
+        assert "<" not in shown  # no HTML
+        tree = (run_dirs[2] / typed[0].files["axtree"]).read_text("utf-8")
+        assert tree == shown  # the whole tree fitted: nothing cut
     out = tmp_path / "export.jsonl"
     assert write_export(run_dirs, out) == 4  # every step is a Mind2Web action
     assert len(out.read_text("utf-8").splitlines()) == 3
