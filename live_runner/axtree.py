@@ -178,20 +178,46 @@ def tree_from_cdp(
 ) -> AXTree:
     """CDP ``AXNode`` dicts (the root first) as an :class:`AXTree` with the page's ids."""
     redact = redact or (lambda s: s)
-    return AXTree(nodes=[_node(raw, marks, redact) for raw in nodes], source=source)
+    hidden = _inside_passwords(nodes, marks)
+    return AXTree(
+        nodes=[_node(raw, marks, redact, str(raw["nodeId"]) in hidden) for raw in nodes],
+        source=source,
+    )
 
 
-def _node(raw: dict[str, Any], marks: Mapping[int, ElementMarks], redact: Redact) -> AXNode:
+def _inside_passwords(nodes: list[dict[str, Any]], marks: Mapping[int, ElementMarks]) -> set[str]:
+    """Ids of the nodes inside a password field (its text, as bullets that tell its length)."""
+    children = {str(raw["nodeId"]): [str(c) for c in raw.get("childIds", [])] for raw in nodes}
+    todo = [
+        child
+        for raw in nodes
+        if (mark := marks.get(raw.get("backendDOMNodeId", -1))) is not None and mark.password
+        for child in children[str(raw["nodeId"])]
+    ]
+    inside: set[str] = set()
+    while todo:
+        node = todo.pop()
+        if node not in inside:
+            inside.add(node)
+            todo.extend(children.get(node, []))
+    return inside
+
+
+def _node(
+    raw: dict[str, Any], marks: Mapping[int, ElementMarks], redact: Redact, in_password: bool
+) -> AXNode:
     backend = raw.get("backendDOMNodeId")
     mark = marks.get(backend) if isinstance(backend, int) else None
+    secret = in_password or (mark is not None and mark.password)
     value = _value(raw.get("value"))
     if isinstance(value, str):
-        value = PASSWORD_MASK if mark is not None and mark.password and value else redact(value)
+        value = PASSWORD_MASK if secret and value else redact(value)
     name = raw.get("name")
+    text = redact(str(name.get("value", ""))) if isinstance(name, dict) else None
     return AXNode(
         node_id=str(raw["nodeId"]),
         role=str(_value(raw.get("role")) or ""),
-        name=redact(str(name.get("value", ""))) if isinstance(name, dict) else None,
+        name=PASSWORD_MASK if in_password and text else text,
         value=value,
         properties=_properties(raw.get("properties", []), redact),
         children=[str(c) for c in raw.get("childIds", [])],
