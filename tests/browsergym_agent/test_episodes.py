@@ -99,14 +99,16 @@ def test_a_scripted_oracle_earns_reward_1(
 
 @pytest.mark.llama
 @pytest.mark.slow
+@pytest.mark.parametrize("agent", ["raw-html", "axtree"])
 def test_the_embedded_model_from_the_command_line(
     chromium: Path | None,
     local_model_path: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    agent: str,
 ) -> None:
     argv = ["browsergym", "--task", "browsergym/miniwob.click-test", "--seeds", "1"]
-    argv += ["--max-steps", "2", "--out", str(tmp_path), "--no-gist-cache", "--agent", "raw-html"]
+    argv += ["--max-steps", "2", "--out", str(tmp_path), "--no-gist-cache", "--agent", agent]
     argv += ["--model-path", str(local_model_path), "--n-ctx", "4096"]
     if chromium is not None:
         argv += ["--browser-path", str(chromium)]
@@ -123,6 +125,8 @@ def test_the_embedded_model_from_the_command_line(
     steps = read_steps(tmp_path / episode["run_dir"])
     assert len(steps) == episode["steps"] and steps[0].agent is not None
     assert steps[0].agent.calls and steps[0].tokens["input"] > 0
+    if agent == "axtree":  # BrowserGym's tree reached the model, with its bids
+        assert "\t[id=" in steps[0].agent.memory and "<button" not in steps[0].agent.memory
 
 
 class OracleArgs(WebAgentArgs):

@@ -107,6 +107,8 @@ def test_axtree_reads_each_rendered_page_s_tree_with_the_data_s_ids(
             settings_for(raw_folder, tmp_path / "axtree"), subject(raw_folder, render, "axtree")
         )
     assert outcome.status == "complete"
+    manifest = read_manifest(tmp_path / "axtree" / "manifest.json")
+    assert manifest is not None and "accessibility tree" in manifest.protocol["observation"]
     records = [json.loads(line) for line in (tmp_path / "axtree" / "results.jsonl").open()]
     assert len(records) == 10
     with_gold = [r for r in records if r["diagnostics"]["gold_ids"]]
