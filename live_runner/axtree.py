@@ -16,7 +16,7 @@ shows is one the executor can act on. The marks are the ones BrowserGym gives Ge
 Names and values pass through the episode's redaction; a password field's value is masked.
 Frames: each same-process frame's tree hangs under its ``<iframe>`` node, its node ids
 prefixed so that they stay unique. Only :func:`read_axtree` talks to the browser; the rest is
-pure (tested on recorded trees).
+pure.
 """
 
 from __future__ import annotations
@@ -94,6 +94,14 @@ class ElementMarks:
     clickable: bool | None = None
     password: bool = False
 
+    @classmethod
+    def of(
+        cls, element_id: str, info: ElementInfo, *, visible: bool | None, clickable: bool | None
+    ) -> ElementMarks:
+        """The marks of the page's element ``info``, named ``element_id``."""
+        password = info.tag == "input" and info.attributes.get("type") == "password"
+        return cls(element_id, visible=visible, clickable=clickable, password=password)
+
 
 def viewport(raw_snapshot: Mapping[str, Any], width: float, height: float) -> Viewport:
     """The main document's viewport: its scroll offsets in a ``captureSnapshot`` result."""
@@ -126,11 +134,11 @@ def element_marks(
     marks: dict[int, ElementMarks] = {}
     for element_id, info in elements.items():
         in_main = info.frame_id == main_frame
-        marks[info.backend_node_id] = ElementMarks(
-            element_id=element_id,
+        marks[info.backend_node_id] = ElementMarks.of(
+            element_id,
+            info,
             visible=view.ratio(info.bounds) >= VISIBLE_RATIO if in_main else None,
             clickable=info.backend_node_id in clickable,
-            password=info.tag == "input" and info.attributes.get("type") == "password",
         )
     return marks
 
@@ -147,7 +155,7 @@ def merge_frames(
         nodes = trees.get(frame.frame_id)
         if not nodes:
             continue
-        nodes = [_prefixed(node, f"f{k}:") for node in nodes] if k else nodes
+        nodes = [_prefixed(node, f"f{k}:") if k else dict(node) for node in nodes]
         for node in nodes:
             backend = node.get("backendDOMNodeId")
             if isinstance(backend, int):

@@ -103,11 +103,11 @@ def axtree_from_obs(obs: dict[str, Any], elements: dict[str, ElementInfo]) -> AX
     for bid, info in elements.items():
         known = extra.get(bid, {})
         visibility = known.get("visibility")
-        marks[info.backend_node_id] = ElementMarks(
-            element_id=bid,
+        marks[info.backend_node_id] = ElementMarks.of(
+            bid,
+            info,
             visible=visibility >= VISIBLE_RATIO if isinstance(visibility, int | float) else None,
             clickable=bool(known["clickable"]) if "clickable" in known else None,
-            password=info.tag == "input" and info.attributes.get("type") == "password",
         )
     return tree_from_cdp(nodes, marks, source="browsergym")
 
