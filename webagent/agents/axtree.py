@@ -21,7 +21,7 @@ from webagent.agents.ungisted import UngistedAgent
 from webagent.contracts import AXTree, MemoryEdits
 from webagent.errors import PageError
 from webagent.html.axtree import flatten_axtree
-from webagent.memory import shown_ids
+from webagent.method.memory import shown_ids
 from webagent.tokens import TokenCounter, truncate_to_tokens
 
 NEEDS_AXTREE = (

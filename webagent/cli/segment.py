@@ -21,8 +21,8 @@ from webagent.html.fragment import SegmentedPage, SegmentSettings
 from webagent.html.parse import decode_html
 from webagent.html.segment import segment_html
 from webagent.method.levels import Section
-from webagent.model.client import Model
 from webagent.model import factory
+from webagent.model.client import Model
 
 HELP = "clean a page and split it into the fragments an agent gists and reopens"
 DESCRIPTION = (
