@@ -131,6 +131,21 @@ class _Tally:
         return None
 
 
+def page_observation(
+    goal: str, previous: list[str], page: PageSnapshot, actions: tuple[Op, ...]
+) -> Observation:
+    """What the agent reads of ``page`` (its HTML, address and accessibility tree) and the
+    operations the environment offers."""
+    return Observation(
+        task=goal,
+        previous_actions=previous,
+        html=page.html,
+        url=page.url,
+        axtree=page.axtree,
+        actions=actions,
+    )
+
+
 def to_live_action(trace: StepTrace) -> tuple[LiveAction | None, str]:
     """The agent's action in live form, or None with the reason it is not usable."""
     if trace.action is None:
@@ -185,13 +200,7 @@ class Episode:
             page = self.env.observe()
             t1 = time.perf_counter()
             previous = [o.describe() for o in tally.outcomes]
-            observation = Observation(
-                task=self.goal,
-                previous_actions=previous,
-                html=page.html,
-                url=page.url,
-                actions=self.ops,
-            )
+            observation = page_observation(self.goal, previous, page, self.ops)
             tally.observed.append(digest(observation))
             trace = self.agent.step(observation)
             if trace.error_class in UNANSWERED:

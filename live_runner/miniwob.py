@@ -165,7 +165,7 @@ def _episode(
         tracer = RunTracer(run_dir)
         tracer.start(_manifest(settings, page, seed, utterance, agent_manifest))
         limits = LimitSettings(max_steps=settings.max_steps, max_seconds=None)
-        env = MiniWobEnvironment(session, Executor(session))
+        env = MiniWobEnvironment(session, Executor(session), axtree=agent.reads_axtree)
         return Episode(env, agent, utterance, limits, tracer).run()
     except LiveRunnerError as exc:
         return EpisodeResult(

@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from live_runner.actions import ElementLabel
+from live_runner.axtree import read_axtree
 from live_runner.dom_snapshot import ElementInfo, FrameInfo, snapshot_to_page
 from live_runner.locate import locate, release
 from live_runner.safety import SecretStore
 from live_runner.snapshot_doc import LIVE_STYLES
+from webagent.contracts import AXTree
 
 if TYPE_CHECKING:
     from live_runner.session import BrowserSession
@@ -54,6 +56,12 @@ class PageSnapshot(BaseModel):
     frames: list[FrameInfo]
     capture_s: float = 0.0
     screenshot: bytes | None = Field(default=None, exclude=True, repr=False)
+    axtree: AXTree | None = Field(
+        default=None,
+        exclude=True,
+        repr=False,
+        description="the accessibility tree, ids as in html (made when an agent reads it)",
+    )
 
     def label(self, element_id: str) -> ElementLabel | None:
         """Mind2Web's ``[role]  text`` for an id, or None when the id is not on the page."""
@@ -97,15 +105,22 @@ def observe(
     secrets: SecretStore | None = None,
     *,
     screenshot: bool = True,
+    axtree: bool = False,
 ) -> PageSnapshot:
-    """Snapshot the active tab. Secret values are masked in the HTML and in the screenshot."""
+    """Snapshot the active tab. Secret values are masked in the HTML and in the screenshot.
+    ``axtree``: read its accessibility tree too (:mod:`live_runner.axtree`), same ids."""
     secrets = secrets or SecretStore()
     started = time.perf_counter()
-    raw = session.cdp().send(
+    cdp = session.cdp()
+    raw = cdp.send(
         "DOMSnapshot.captureSnapshot",
         {"computedStyles": list(LIVE_STYLES), "includeDOMRects": False},
     )
     page = snapshot_to_page(raw, secrets.redact)
+    size = (session.settings.viewport_width, session.settings.viewport_height)
+    tree = (
+        read_axtree(cdp, raw, page, size, source="cdp", redact=secrets.redact) if axtree else None
+    )
     capture_s = time.perf_counter() - started
     image = _screenshot(session, page.elements, secrets) if screenshot else None
     return PageSnapshot(
@@ -116,6 +131,7 @@ def observe(
         frames=page.frames,
         capture_s=capture_s,
         screenshot=image,
+        axtree=tree,
     )
 
 

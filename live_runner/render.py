@@ -9,7 +9,9 @@ snapshot is then turned into HTML by :mod:`live_runner.dom_snapshot` like a live
 with the page's own ids (``ids="page"``): before rendering, every element is given the id the
 cleaner gives it (:func:`webagent.html.clean.with_ids`: Mind2Web's ``backend_node_id``, else
 ``n<k>``), so an element that is rendered keeps exactly the id it has without rendering, and
-an element without a box, under ``display: none`` or ``visibility: hidden`` is gone.
+an element without a box, under ``display: none`` or ``visibility: hidden`` is gone. Asked
+for (:meth:`PageRenderer.render_page`), the page's accessibility tree comes with it, its nodes
+tied to the same ids (:mod:`live_runner.axtree`).
 
 Playwright's sync API works only in the thread that started it: a :class:`PageRenderer`
 keeps its browser in one thread of its own, so any thread (the evaluator's workers) may call
@@ -25,18 +27,20 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from live_runner.dom_snapshot import snapshot_to_page
+from live_runner.axtree import read_axtree
+from live_runner.dom_snapshot import SnapshotPage, snapshot_to_page
 from live_runner.errors import LiveRunnerError
 from live_runner.session import open_browser
 from live_runner.settings import DEFAULT_CHROMIUM_ARGS, BrowserSettings
 from live_runner.snapshot_doc import COMPUTED_STYLES
+from webagent.contracts import AXTree, RenderedPage
 from webagent.errors import WebAgentError
 from webagent.html.clean import with_ids
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page, Route
+    from playwright.sync_api import CDPSession, Page, Route
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -96,7 +100,12 @@ class PageRenderer:
 
     def render(self, html: bytes | str, name: str) -> str:
         """The rendered page's HTML; ``name`` (a file, a step) is named by any error."""
-        return self._call(self._render, html, name)
+        return self.render_page(html, name).html
+
+    def render_page(self, html: bytes | str, name: str, *, axtree: bool = False) -> RenderedPage:
+        """The rendered page's HTML and, with ``axtree``, its accessibility tree (ids as in
+        the HTML: the page's own, :mod:`live_runner.axtree`)."""
+        return self._call(self._render, html, name, axtree)
 
     def _call(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """``fn`` run in the browser's thread."""
@@ -130,7 +139,7 @@ class PageRenderer:
             self.blocked.append(request.url)
             route.abort("blockedbyclient")
 
-    def _render(self, html: bytes | str, name: str) -> str:
+    def _render(self, html: bytes | str, name: str, axtree: bool) -> RenderedPage:
         from playwright.sync_api import Error as PlaywrightError
 
         if self._page is None:
@@ -145,25 +154,36 @@ class PageRenderer:
         try:
             self._page.goto(url, wait_until="load")
             cdp = self._page.context.new_cdp_session(self._page)
-            raw = cdp.send(
-                "DOMSnapshot.captureSnapshot",
-                {"computedStyles": list(COMPUTED_STYLES), "includeDOMRects": False},
-            )
-            cdp.detach()
+            try:
+                raw = cdp.send(
+                    "DOMSnapshot.captureSnapshot",
+                    {"computedStyles": list(COMPUTED_STYLES), "includeDOMRects": False},
+                )
+                self._check_shown(raw, url, name)
+                page = snapshot_to_page(raw, ids="page")
+                tree = self._tree(cdp, raw, page) if axtree else None
+            finally:
+                cdp.detach()
         except PlaywrightError as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise RenderError(f"{name}: Chromium could not render the page: {first}") from exc
         finally:
             self._serving = ("", "")
+        if not page.html:
+            raise RenderError(f"{name}: the rendered page has no document")
+        log.debug("rendered %s: %d -> %d characters", name, len(page_html), len(page.html))
+        return RenderedPage(html=page.html, axtree=tree)
+
+    @staticmethod
+    def _check_shown(raw: dict[str, Any], url: str, name: str) -> None:
         documents = raw.get("documents") or [{}]
         shown = raw["strings"][documents[0].get("documentURL", -1)] if raw.get("strings") else ""
         if shown != url:
             raise RenderError(f"{name}: the browser shows {shown or 'nothing'}, not the page")
-        rendered = snapshot_to_page(raw, ids="page").html
-        if not rendered:
-            raise RenderError(f"{name}: the rendered page has no document")
-        log.debug("rendered %s: %d -> %d characters", name, len(page_html), len(rendered))
-        return rendered
+
+    def _tree(self, cdp: CDPSession, raw: dict[str, Any], page: SnapshotPage) -> AXTree:
+        size = (self.settings.viewport_width, self.settings.viewport_height)
+        return read_axtree(cdp, raw, page, size, source="render")
 
 
 def open_renderer(browser_path: Path | None = None) -> PageRenderer:

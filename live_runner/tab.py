@@ -46,6 +46,8 @@ class TabEnvironment:
 
     session: BrowserSession
     executor: Executor
+    #: read the page's accessibility tree at each step (for an agent that reads it)
+    axtree: bool = False
 
     @property
     def secrets(self) -> SecretStore:
@@ -53,7 +55,7 @@ class TabEnvironment:
 
     def observe(self) -> PageSnapshot:
         shots = self.session.settings.screenshots
-        return observe(self.session, self.executor.secrets, screenshot=shots)
+        return observe(self.session, self.executor.secrets, screenshot=shots, axtree=self.axtree)
 
     def act(self, action: LiveAction | None, why_invalid: str, page: PageSnapshot) -> Acted:
         """Carry out ``action``; an action that left the page as it was says so
@@ -117,7 +119,8 @@ def run_task(
         session = BrowserSession(browser, settings.browser, guard, secrets.redact)
         stack.callback(session.close)
         _open_start(session, settings.url, tracer)
-        env = TabEnvironment(session, Executor(session, secrets=secrets, confirm=confirm))
+        executor = Executor(session, secrets=secrets, confirm=confirm)
+        env = TabEnvironment(session, executor, axtree=agent.reads_axtree)
         return Episode(env, agent, settings.task, settings.limits, tracer).run()
 
 

@@ -6,6 +6,8 @@ Layout::
     steps.jsonl            one StepRecord per line, flushed after every step
     step_001/page.html     the page snapshot the agent saw (ids as backend_node_id)
     step_001/elements.json id -> frame, tag, bounds, text
+    step_001/axtree.txt    its accessibility tree as the axtree agent reads it, before any
+                           cut (when the page came with one; :mod:`webagent.html.axtree`)
     step_001/screenshot.jpg
     summary.json           how the run ended (written at the end)
     report.html            static trace viewer, rewritten after every step
@@ -30,6 +32,7 @@ from live_runner.safety import SecretStore
 from live_runner.viewer import render_report
 from webagent.atomic import write_text_atomic
 from webagent.errors import TextFileError
+from webagent.html.axtree import flatten_axtree
 from webagent.provenance import now
 from webagent.textfiles import read_models, read_text
 
@@ -96,6 +99,10 @@ class RunTracer:
             json.dumps(self.secrets.redact_data(dumped), ensure_ascii=False), encoding="utf-8"
         )
         files["elements"] = elements.relative_to(self.out_dir).as_posix()
+        if snapshot.axtree is not None:
+            tree = step_dir / "axtree.txt"
+            tree.write_text(self.secrets.redact(flatten_axtree(snapshot.axtree)), encoding="utf-8")
+            files["axtree"] = tree.relative_to(self.out_dir).as_posix()
         if snapshot.screenshot:
             shot = step_dir / "screenshot.jpg"
             shot.write_bytes(snapshot.screenshot)

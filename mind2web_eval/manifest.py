@@ -33,6 +33,12 @@ RENDERED = {
     "observation": "the step's cleaned_html as headless Chromium renders it offline (what it "
     "does not render is dropped; elements keep their backend_node_id)",
 }
+#: the protocol's observation under ``--render`` for an agent that reads the accessibility tree
+RENDERED_TREE = {
+    "observation": "the step's cleaned_html as headless Chromium renders it offline, and its "
+    "accessibility tree (Chromium's Accessibility.getFullAXTree), each node of an element named "
+    "by that element's backend_node_id",
+}
 #: manifest fields that must not change when a run resumes
 _IDENTITY = ("agent", "model_identity", "data_source", "render")
 

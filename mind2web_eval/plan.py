@@ -7,18 +7,20 @@ The steps are the run's own (same data, same ``--limit``, gold history); the pla
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from mind2web_eval.data import iter_tasks
-from mind2web_eval.stepping import no_page
+from mind2web_eval.stepping import Render, no_page
 from webagent.agents.plan import AgentPlan, format_plan, plan_agent, plan_payload
 from webagent.agents.plan_rounds import plan_rounds
-from webagent.agents.registry import agent_names
+from webagent.agents.registry import agent_names, reads_axtree
 from webagent.agents.settings import AgentSettings
-from webagent.contracts import Observation
+from webagent.contracts import Observation, RenderedPage
+from webagent.errors import WebAgentError
 from webagent.gist.cache import GistCache
 from webagent.model.client import Model
 
@@ -26,19 +28,27 @@ PLAN_FILE = "plan.json"
 
 
 def data_observations(
-    data: str, limit: int | None, *, strict: bool = False
+    data: str, limit: int | None, *, strict: bool = False, render: Render | None = None
 ) -> Iterator[Observation]:
     """What the agent sees at every step of the data, as ``webagent eval`` runs it (lazily:
     a large dataset is read again for each agent rather than held in memory). Data with no
-    usable record (or any bad one, ``strict``) is a DatasetError, before any step runs."""
+    usable record (or any bad one, ``strict``) is a DatasetError, before any step runs.
+    ``render``: each page rendered, with its accessibility tree (a page that fails to render
+    comes as saved, without a tree)."""
     for task in iter_tasks(data, limit=limit, strict=strict):
         for index, step in enumerate(task.actions):
-            if step.cleaned_html is not None and no_page(step) is None:
-                yield Observation(
-                    task=task.confirmed_task,
-                    previous_actions=task.previous_actions(index),
-                    html=step.cleaned_html,
-                )
+            if step.cleaned_html is None or no_page(step) is not None:
+                continue
+            page = RenderedPage(html=step.cleaned_html)
+            if render is not None:
+                with contextlib.suppress(WebAgentError):  # the agent's step says what it lacks
+                    page = render(page.html, f"the page of step {step.action_uid}")
+            yield Observation(
+                task=task.confirmed_task,
+                previous_actions=task.previous_actions(index),
+                html=page.html,
+                axtree=page.axtree,
+            )
 
 
 @dataclass(frozen=True)
@@ -53,6 +63,14 @@ class RunToPlan:
     gist_cache: GistCache | None
     prices: tuple[float | None, float | None] = (None, None)
     strict: bool = False
+    #: the run's renderer (``--render``): the plan of an agent that reads the accessibility
+    #: tree renders its pages too (the others plan on the pages as saved)
+    render: Render | None = None
+
+    def observations(self, agent: str) -> Iterator[Observation]:
+        """The run's steps as ``agent`` will see them (as far as the plan needs)."""
+        render = self.render if reads_axtree(agent) else None
+        return data_observations(self.data, self.limit, strict=self.strict, render=render)
 
 
 def plan_run(run: RunToPlan, agents: Iterable[str] | None = None) -> list[AgentPlan]:
@@ -61,7 +79,7 @@ def plan_run(run: RunToPlan, agents: Iterable[str] | None = None) -> list[AgentP
         plan_agent(
             run.settings.model_copy(update={"agent": name}),
             run.model,
-            data_observations(run.data, run.limit, strict=run.strict),
+            run.observations(name),
             run.gist_cache,
         )
         for name in (agent_names() if agents is None else agents)
@@ -86,7 +104,7 @@ def print_plan_before_run(run: RunToPlan, *, rounds: bool = False) -> None:
     print(f"cost plan for {steps} steps (no model call was made):")
     print(format_plan(plans, run.settings.agent, *run.prices))
     if rounds:
-        observations = data_observations(run.data, run.limit)
+        observations = run.observations(run.settings.agent)
         print(plan_rounds(run.settings, run.model, observations, run.gist_cache).describe())
 
 

@@ -35,6 +35,7 @@ from mind2web_eval.finalize import RunFiles, count_attempts, finalize_run, write
 from mind2web_eval.manifest import (
     PROTOCOL,
     RENDERED,
+    RENDERED_TREE,
     RunManifest,
     Session,
     check_resume,
@@ -151,6 +152,11 @@ class _Progress:
         )
 
 
+def _rendered(subject: EvalSubject) -> dict[str, str]:
+    """The protocol's observation under ``--render``: the page, and the tree if it is read."""
+    return RENDERED_TREE if subject.agent.reads_axtree else RENDERED
+
+
 def _manifest(settings: EvalSettings, subject: EvalSubject) -> RunManifest:
     return RunManifest(
         agent=subject.agent_settings,
@@ -163,7 +169,7 @@ def _manifest(settings: EvalSettings, subject: EvalSubject) -> RunManifest:
         config=settings.config,
         protocol={
             **PROTOCOL,
-            **(RENDERED if subject.render is not None else {}),
+            **(_rendered(subject) if subject.render is not None else {}),
             "scoring": settings.scoring.model_dump(),
             "scoring_described": settings.scoring.describe(),
             "limit_tasks": settings.limit,

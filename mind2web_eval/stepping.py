@@ -18,15 +18,16 @@ from mind2web_eval.manifest import now
 from mind2web_eval.records import Prediction, Step, Task, ranked_candidates
 from mind2web_eval.results import StepRecord
 from mind2web_eval.scoring import GoldStep, ScoringSettings, score_step
-from webagent.contracts import Agent, Observation, StepTrace
+from webagent.contracts import Agent, Observation, RenderedPage, StepTrace
 from webagent.errors import WebAgentError
 from webagent.html.parse import binary_reason
 
 # what a bug in page handling may raise on a strange page: with ``record_agent_errors`` it is
 # recorded as ``agent_error`` so that one page does not end a long run
 _STEP_FAILURES = (WebAgentError, ValueError, LookupError, RuntimeError, SyntaxError)
-#: (saved page, its name) -> the page the agent sees (``--render``); raises WebAgentError
-Render = Callable[[str, str], str]
+#: (saved page, its name) -> the page the agent sees (``--render``: its HTML, and its
+#: accessibility tree where the agent reads it); raises WebAgentError
+Render = Callable[[str, str], RenderedPage]
 
 
 def no_page(step: Step) -> str | None:
@@ -45,17 +46,19 @@ def _observe(
     missing = no_page(step)
     if missing or step.cleaned_html is None:
         return None, "no_html", missing or ""
-    html = step.cleaned_html
+    page = RenderedPage(html=step.cleaned_html)
     if render is not None:
+        name = f"the page of step {step.action_uid} (task {task.annotation_id})"
         try:
-            html = render(html, f"the page of step {step.action_uid} (task {task.annotation_id})")
+            page = render(page.html, name)
         except WebAgentError as exc:  # pending: the same command tries the page again
             return None, "page_error", str(exc)
     observation = Observation(
         task=task.confirmed_task,
         previous_actions=task.previous_actions(index),
-        html=html,
+        html=page.html,
         candidates=ranked_candidates(step),
+        axtree=page.axtree,
     )
     if not record_agent_errors:
         trace = agent.step(observation)

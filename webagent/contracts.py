@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "LIVE_OPS",
     "MIND2WEB_OPS",
+    "AXNode",
+    "AXTree",
     "Action",
     "Agent",
     "ElementCandidate",
@@ -25,6 +27,7 @@ __all__ = [
     "Op",
     "Phase",
     "PhaseUsage",
+    "RenderedPage",
     "StepTrace",
 ]
 
@@ -90,6 +93,57 @@ class ElementCandidate(BaseModel):
     score: float | None = None
 
 
+#: a property's value as the browser gives it (CDP's ``AXValue.value``)
+AXValue = str | bool | int | float
+
+
+class AXNode(BaseModel):
+    """One node of a page's accessibility tree as the browser computes it (CDP's ``AXNode``),
+    tied to the page's element ids."""
+
+    model_config = ConfigDict(frozen=True)
+
+    node_id: str = Field(description="unique in its tree")
+    role: str
+    name: str | None = Field(default=None, description="None: the browser gave it no name")
+    value: AXValue | None = Field(default=None, description="a control's value, if it has one")
+    properties: dict[str, AXValue] = Field(
+        default_factory=dict, description="CDP's properties that carry a value, in its order"
+    )
+    children: list[str] = Field(default_factory=list, description="node ids, in order")
+    element_id: str | None = Field(
+        default=None,
+        description="the id of its DOM element as the toolkit names it (backend_node_id, "
+        "BrowserGym's bid); None for a node of no element on the page the agent reads",
+    )
+    visible: bool | None = Field(
+        default=None, description="at least half of it in the viewport; None: not known"
+    )
+    clickable: bool | None = Field(
+        default=None, description="the browser says it takes a click; None: not known"
+    )
+
+
+class AXTree(BaseModel):
+    """A page's accessibility tree: its nodes, the root first."""
+
+    model_config = ConfigDict(frozen=True)
+
+    nodes: list[AXNode]
+    source: str = Field(
+        description="where it comes from: 'cdp' (a live tab), 'browsergym' (BrowserGym's "
+        "axtree_object), 'render' (a saved page rendered offline)"
+    )
+
+
+class RenderedPage(BaseModel):
+    """A saved page as a browser rendered it (``--render``): its HTML with the page's ids,
+    and its accessibility tree where it was asked for."""
+
+    html: str
+    axtree: AXTree | None = None
+
+
 class Observation(BaseModel):
     """What an agent sees at one step. ``html`` carries element ids as ``backend_node_id``."""
 
@@ -105,6 +159,11 @@ class Observation(BaseModel):
         default=MIND2WEB_OPS,
         description="the operations the environment can carry out: Mind2Web's CLICK, TYPE, "
         "SELECT offline; a live browser adds PRESS, SCROLL, DRAG, HOVER (LIVE_OPS)",
+    )
+    axtree: AXTree | None = Field(
+        default=None,
+        description="the page's accessibility tree with the same element ids, where the "
+        "producer gives it (a live tab, BrowserGym, a page rendered with --render)",
     )
 
 
@@ -149,6 +208,10 @@ class MemoryEdits(BaseModel):
         description="0-based fragments whose gists the act prompt did not show beside the "
         "reopened ones, by setting (agent.act_gists='none')",
     )
+    lines_cut: int = Field(
+        default=0,
+        description="lines of the page (its accessibility tree) left out at its end: over budget",
+    )
 
     def changed(self) -> bool:
         return bool(
@@ -160,6 +223,7 @@ class MemoryEdits(BaseModel):
             or self.outside_sections
             or self.sections_shortened
             or self.gists_omitted
+            or self.lines_cut
         )
 
 
@@ -250,6 +314,9 @@ class Agent(ABC):
     #: whether the agent picks the fragments it reads in full (a look-up, retrieval, a
     #: ranker's candidates): look-up recall is reported only for agents that do
     chooses_fragments: bool = True
+    #: whether it reads the page's accessibility tree (``Observation.axtree``): a producer
+    #: that makes the tree only on request (a live tab, ``--render``) makes it for this agent
+    reads_axtree: bool = False
 
     @abstractmethod
     def step(self, observation: Observation) -> StepTrace:

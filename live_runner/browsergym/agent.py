@@ -22,9 +22,9 @@ from live_runner import changes
 from live_runner.actions import AGENT_OPS, ActionOutcome, ElementLabel, FailureKind, LiveAction
 from live_runner.browsergym.actions import ACTION_SUBSETS, NOOP, Sending, prepare, sent_outcome
 from live_runner.browsergym.observation import goal_text, page_from_obs
-from live_runner.episode import to_live_action
+from live_runner.episode import page_observation, to_live_action
 from live_runner.observe import PageSnapshot
-from webagent.contracts import Agent, Observation, StepTrace
+from webagent.contracts import Agent, StepTrace
 
 #: the processed observation's keys (besides BrowserGym's own, minus its DOM and AXTree)
 PAGE_KEY = "webagent_page"
@@ -101,15 +101,7 @@ class BrowserGymAgent(BrowserGymBase):  # type: ignore[misc]  # BrowserGym is un
         self.settle(obs)
         page: PageSnapshot = obs[PAGE_KEY]
         previous = [o.describe() for o in self.outcomes]
-        trace = self.agent.step(
-            Observation(
-                task=obs[TASK_KEY],
-                previous_actions=previous,
-                html=page.html,
-                url=page.url,
-                actions=AGENT_OPS,
-            )
-        )
+        trace = self.agent.step(page_observation(obs[TASK_KEY], previous, page, AGENT_OPS))
         action, why = to_live_action(trace)
         sending = prepare(action, why, page)
         if action is None and trace.error_class == "invalid_id":  # an id not on the page

@@ -9,6 +9,10 @@ inlined, live input values, labels); here each element's ``backend_node_id`` bec
 elements with a box are kept (``display: none`` ones have no box and are left out). An
 element's ``bounds`` are BrowserGym's ``bbox`` (viewport pixels, where its mouse actions
 land) when the observation has them.
+
+The page's accessibility tree is BrowserGym's own (``axtree_object``, every frame merged), its
+nodes tied to the same ids (:mod:`live_runner.axtree`) and marked visible and clickable from
+BrowserGym's ``extra_element_properties``, as AgentLab's GenericAgent reads them.
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ import io
 import re
 from typing import Any
 
+from live_runner.axtree import VISIBLE_RATIO, ElementMarks, tree_from_cdp
 from live_runner.dom_snapshot import ElementInfo, snapshot_to_page
 from live_runner.observe import PageSnapshot
+from webagent.contracts import AXTree
 
 #: BrowserGym's element id attribute (``browsergym.core.constants.BROWSERGYM_ID_ATTRIBUTE``)
 BID_ATTRIBUTE = "bid"
@@ -84,6 +90,7 @@ def page_from_obs(obs: dict[str, Any], *, screenshot: bool = True) -> PageSnapsh
         elements=elements,
         frames=page.frames,
         screenshot=jpeg(image) if image is not None else None,
+        axtree=axtree_from_obs(obs, elements),
     )
 
 
@@ -93,6 +100,27 @@ def _with_box(info: ElementInfo, extra: Any) -> ElementInfo:
     if not isinstance(box, list | tuple) or len(box) != 4:
         return info
     return info.model_copy(update={"bounds": tuple(float(v) for v in box)})
+
+
+def axtree_from_obs(obs: dict[str, Any], elements: dict[str, ElementInfo]) -> AXTree | None:
+    """BrowserGym's AXTree with the ids of ``elements`` (the page's, keyed by ``bid``) and
+    its visible and clickable marks; None when the observation has no tree."""
+    raw = obs.get("axtree_object") or {}
+    nodes = raw.get("nodes") if isinstance(raw, dict) else None
+    if not nodes:
+        return None
+    extra: dict[str, dict[str, Any]] = obs.get("extra_element_properties") or {}
+    marks = {}
+    for bid, info in elements.items():
+        known = extra.get(bid, {})
+        visibility = known.get("visibility")
+        marks[info.backend_node_id] = ElementMarks.of(
+            bid,
+            info,
+            visible=visibility >= VISIBLE_RATIO if isinstance(visibility, int | float) else None,
+            clickable=bool(known["clickable"]) if "clickable" in known else None,
+        )
+    return tree_from_cdp(nodes, marks, source="browsergym")
 
 
 def _attr(value: str) -> str:

@@ -110,13 +110,14 @@ def run_eval_command(args: argparse.Namespace) -> int:
     from mind2web_eval.subject import describe_subject
     from webagent.build import open_agent
     from webagent.cli.plan import check_prices
-    from webagent.cli.render import page_renderer
+    from webagent.cli.render import check_page_source, page_renderer
 
     check_prices(args)
     argv: list[str] = getattr(args, "argv", sys.argv[1:])
     config = with_batch_dir(config_from_args(args, extra=eval_values(args)), args.out)
     check_batch_arguments(args, config)
     section = config.eval
+    check_page_source(config, section.render)
     if section.data is None:
         raise ConfigError("eval needs --data (or a --config that names the data)")
     data = section.data if section.data.startswith("hf:") else str(Path(section.data).resolve())
@@ -139,6 +140,10 @@ def run_eval_command(args: argparse.Namespace) -> int:
     if batch is not None and not args.plan:
         batch.ingest(args.batch_results)
     with open_agent(config) as opened, contextlib.ExitStack() as stack:
+        render = None
+        if section.render:  # --plan prices every agent, the one that reads the tree too
+            axtree = True if args.plan else None
+            render = stack.enter_context(page_renderer(config, axtree=axtree))
         to_plan = RunToPlan(
             config.agent,
             opened.model,
@@ -147,14 +152,14 @@ def run_eval_command(args: argparse.Namespace) -> int:
             opened.gist_cache,
             (args.price_in, args.price_out),
             strict=section.strict,
+            render=render,
         )
         if args.plan:
             print_plan_before_run(to_plan, rounds=batch is not None)
             return 0
         plan_beside_run(to_plan, args.out)
         subject = describe_subject(opened)
-        if section.render:
-            subject.render = stack.enter_context(page_renderer(config))
+        subject.render = render
         if batch is None:
             outcome = run_eval(settings, subject, argv=argv)
         else:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from webagent.agents.registry import AgentSettings, agent_names, build_agent
+from webagent.agents.registry import AgentSettings, agent_names, build_agent, reads_axtree
 from webagent.contracts import Observation
 from webagent.gist.batch import split_parts
 from webagent.method.memory import SHOWN_ID
@@ -143,7 +143,8 @@ def record(
     ``levelled`` gets the cases in which a step gave the page memory levels."""
     out: dict[str, list[str]] = {}
     pages = list(pages)
-    for agent in agents or agent_names():
+    # the bundled pages are saved HTML: an agent that reads the accessibility tree has none
+    for agent in agents or [a for a in agent_names() if not reads_axtree(a)]:
         for gister in GISTERS:
             for budget in budgets:
                 backend = RecordingScripted(counter, remote)

@@ -6,12 +6,13 @@ parses, ids validate, usage is counted), never the method's quality.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from webagent.agents.registry import AGENT_NAMES, AgentSettings, build_agent
-from webagent.contracts import Observation
+from webagent.contracts import Observation, RenderedPage
 from webagent.gist.cache import GistCache
 from webagent.model.client import Model
 
@@ -25,12 +26,17 @@ def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> GistCache:
 
 @pytest.mark.parametrize("agent", AGENT_NAMES)
 def test_agent_returns_a_valid_action_with_the_local_model(
-    agent: str, local_model: Model, shared_cache: GistCache, flights_html: str
+    agent: str,
+    local_model: Model,
+    shared_cache: GistCache,
+    flights_html: str,
+    read_as: Callable[[str, str], RenderedPage],
 ) -> None:
     budget = 1024  # a few fragments of at most ~340 tokens: short gist prompts
     settings = AgentSettings(agent=agent, context_budget=budget, max_lookup=1, top_k=2)
+    page = read_as(agent, flights_html)  # the tree, for the agent that reads it
     trace = build_agent(settings, local_model, shared_cache).step(
-        Observation(task="Search for flights from Oslo to Rome", html=flights_html)
+        Observation(task="Search for flights from Oslo to Rome", html=page.html, axtree=page.axtree)
     )
     assert trace.prompt_tokens + settings.act_max_tokens <= budget
     assert trace.error_class != "memory_over_budget"

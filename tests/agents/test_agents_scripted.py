@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from webagent.agents.registry import AGENT_NAMES, AgentSettings, build_agent
-from webagent.contracts import Observation, Op, StepTrace
+from webagent.contracts import Observation, Op, RenderedPage, StepTrace
 from webagent.errors import ConfigError, FatalModelError
 from webagent.gist.cache import GistCache
 from webagent.gist.extractive import extractive_gist
@@ -66,12 +66,20 @@ def scripted(
     return backend(answer, context_window=4096)
 
 
-def run_step(agent: str, backend: ScriptedBackend, html: str, **settings: object) -> StepTrace:
+def run_step(
+    agent: str, backend: ScriptedBackend, html: str | RenderedPage, **settings: object
+) -> StepTrace:
     # the flights page fits the act prompt whole; these tests are about gists and look-up
     settings.setdefault("read_whole_page", False)
+    page = html if isinstance(html, RenderedPage) else RenderedPage(html=html)
     model = Model(backend, sleep=lambda _: None)
     trace = build_agent(AgentSettings(agent=agent, **settings), model).step(  # type: ignore[arg-type]
-        Observation(task=TASK, previous_actions=["[link] Flights -> CLICK"], html=html)
+        Observation(
+            task=TASK,
+            previous_actions=["[link] Flights -> CLICK"],
+            html=page.html,
+            axtree=page.axtree,
+        )
     )
     return trace
 
@@ -216,12 +224,15 @@ def test_gist_cache_means_no_fragment_is_gisted_twice(tmp_path: Path, flights_ht
 
 
 @pytest.mark.parametrize("agent", AGENT_NAMES)
-def test_every_agent_keeps_the_prompt_inside_the_budget(agent: str, flights_html: str) -> None:
+def test_every_agent_keeps_the_prompt_inside_the_budget(
+    agent: str, flights_html: str, read_as: Callable[[str, str], RenderedPage]
+) -> None:
     budget = 1500
     # an answer naming an id never shown, as long as a reply can be: the repair turn echoes it
     bad = '{"element_id": "x", "op": "CLICK", "value": ""}' + " padding" * 400
     backend = scripted(act=lambda r: bad)
-    trace = run_step(agent, backend, flights_html * 3, context_budget=budget, max_lookup=2)
+    page = read_as(agent, flights_html * 3)
+    trace = run_step(agent, backend, page, context_budget=budget, max_lookup=2)
     # "x" is never shown; raw-html-paper shows no id at all (it reads Mind2Web's
     # backend_node_id: this page has none); mindact names the page's elements as the cleaner
     # does and asks for a letter, which "x" is not; gist-only's scripted gists name none, so

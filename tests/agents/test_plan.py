@@ -10,13 +10,15 @@ import pytest
 
 from webagent.agents.plan import PlanBackend, cost, format_plan, plan_agent, plan_agents
 from webagent.agents.registry import AGENT_NAMES, AgentSettings, build_agent
-from webagent.contracts import Observation
+from webagent.contracts import Observation, RenderedPage
 from webagent.gist.batch import split_parts
 from webagent.gist.cache import DryRunCache, GistCache
 from webagent.model.base import Backend, Completion, Message, Request
 from webagent.model.client import Model
 
 TASK = "Search flights from Oslo"
+#: the page as an agent reads it (the ``read_as`` fixture)
+ReadAs = Callable[[str, str], RenderedPage]
 
 
 class _Counter(Backend):
@@ -42,12 +44,18 @@ def like_the_plan(request: Request) -> str:
 
 @pytest.mark.parametrize("agent", AGENT_NAMES)
 def test_plan_matches_a_run_that_answers_as_assumed(
-    agent: str, flights_html: str, scripted_model: Callable[..., Model]
+    agent: str, flights_html: str, scripted_model: Callable[..., Model], read_as: ReadAs
 ) -> None:
     settings = AgentSettings(agent=agent, context_budget=2048)  # type: ignore[arg-type]
+    page = read_as(agent, flights_html)
     observations = [
-        Observation(task=TASK, html=flights_html),
-        Observation(task=TASK, previous_actions=["[link] Flights -> CLICK"], html=flights_html),
+        Observation(task=TASK, html=page.html, axtree=page.axtree),
+        Observation(
+            task=TASK,
+            previous_actions=["[link] Flights -> CLICK"],
+            html=page.html,
+            axtree=page.axtree,
+        ),
     ]
     counter = Model(_Counter())
     plan = plan_agent(settings, counter, observations)

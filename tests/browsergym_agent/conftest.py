@@ -1,4 +1,4 @@
-"""Fixtures for the BrowserGym tests: the Chromium BrowserGym will launch."""
+"""The Chromium that BrowserGym launches, for the tests that run its environments."""
 
 from __future__ import annotations
 

@@ -2,7 +2,9 @@
 reads the prompt would, for click-test, click-button and enter-text. It sees only what the
 agent sends the model (the task, previous actions and page in the act prompt; the parts in a
 gist or look-up prompt), so a reward of 1 proves the whole path: BrowserGym observation →
-page with bids → agent → model → action → BrowserGym action."""
+page with bids → agent → model → action → BrowserGym action. It reads the page as HTML
+(``<button id=12>Submit<``) or as an accessibility tree (``[id=12] button 'Submit'``), as the
+agent shows it."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from webagent.model.scripted import ScriptedBackend
 NAME = "miniwob-oracle"
 _BUTTON = re.compile(r"<button id=([^\s>]+)[^>]*>([^<]*)<")
 _INPUT = re.compile(r"<input id=([^\s>]+)")
+_TREE_BUTTON = re.compile(r"\[id=([^\]]+)\] button '([^']*)'")
+_TREE_INPUT = re.compile(r"\[id=([^\]]+)\] textbox ")
 _PART = re.compile(r"\[Part (\d+)\]")
 
 
@@ -23,9 +27,10 @@ def _act(prompt: str) -> dict[str, str]:
     previous = prompt.split("Previous actions:", 1)[1].split("The web page", 1)[0]
     page = prompt.split("The web page", 1)[1]
     wanted = re.findall(r'"([^"]*)"', task.group(1) if task else "")
-    buttons = [(i, " ".join(t.split())) for i, t in _BUTTON.findall(page)]
+    found = _BUTTON.findall(page) + _TREE_BUTTON.findall(page)
+    buttons = [(i, " ".join(t.split())) for i, t in found]
     if task and task.group(1).startswith("Enter ") and "-> TYPE" not in previous:
-        field = _INPUT.search(page)
+        field = _INPUT.search(page) or _TREE_INPUT.search(page)
         return {"element_id": field.group(1) if field else "?", "op": "TYPE", "value": wanted[0]}
     target = "Submit" if task and task.group(1).startswith("Enter ") else None
     if target is None and wanted:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import re
 import shutil
 from contextlib import ExitStack
 from pathlib import Path
@@ -45,7 +46,7 @@ TASKS = (
 
 @pytest.mark.parametrize(
     ("agent", "options"),
-    [("raw-html", {}), ("readagent-p", {"read_whole_page": False})],
+    [("raw-html", {}), ("readagent-p", {"read_whole_page": False}), ("axtree", {})],
 )
 def test_a_scripted_oracle_earns_reward_1(
     chromium: Path | None, tmp_path: Path, agent: str, options: dict[str, object]
@@ -82,6 +83,12 @@ def test_a_scripted_oracle_earns_reward_1(
     assert typed[1].previous_actions[0].endswith("-> TYPE: " + typed[0].action.value)  # type: ignore[union-attr]
     if agent == "readagent-p":  # the ReadAgent pipeline ran: gists and a look-up
         assert {"gist", "lookup", "act"} <= set(typed[0].agent.usage)  # type: ignore[union-attr]
+    if agent == "axtree":  # the model read BrowserGym's tree, the whole tree is traced
+        shown = typed[0].agent.memory  # type: ignore[union-attr]
+        assert re.search(r"^\t\[id=\w+\] textbox '', clickable, visible$", shown, re.M)
+        assert "<" not in shown  # no HTML
+        tree = (run_dirs[2] / typed[0].files["axtree"]).read_text("utf-8")
+        assert tree == shown  # the whole tree fitted: nothing cut
     out = tmp_path / "export.jsonl"
     assert write_export(run_dirs, out) == 4  # every step is a Mind2Web action
     assert len(out.read_text("utf-8").splitlines()) == 3
@@ -92,14 +99,16 @@ def test_a_scripted_oracle_earns_reward_1(
 
 @pytest.mark.llama
 @pytest.mark.slow
+@pytest.mark.parametrize("agent", ["raw-html", "axtree"])
 def test_the_embedded_model_from_the_command_line(
     chromium: Path | None,
     local_model_path: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    agent: str,
 ) -> None:
     argv = ["browsergym", "--task", "browsergym/miniwob.click-test", "--seeds", "1"]
-    argv += ["--max-steps", "2", "--out", str(tmp_path), "--no-gist-cache", "--agent", "raw-html"]
+    argv += ["--max-steps", "2", "--out", str(tmp_path), "--no-gist-cache", "--agent", agent]
     argv += ["--model-path", str(local_model_path), "--n-ctx", "4096"]
     if chromium is not None:
         argv += ["--browser-path", str(chromium)]
@@ -116,6 +125,8 @@ def test_the_embedded_model_from_the_command_line(
     steps = read_steps(tmp_path / episode["run_dir"])
     assert len(steps) == episode["steps"] and steps[0].agent is not None
     assert steps[0].agent.calls and steps[0].tokens["input"] > 0
+    if agent == "axtree":  # BrowserGym's tree reached the model, with its bids
+        assert "\t[id=" in steps[0].agent.memory and "<button" not in steps[0].agent.memory
 
 
 class OracleArgs(WebAgentArgs):

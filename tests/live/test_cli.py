@@ -1,4 +1,5 @@
-"""The ``webagent run`` and ``webagent miniwob`` commands end to end with the embedded model.
+"""The ``webagent run`` and ``webagent miniwob`` commands end to end with the embedded model,
+and the ``axtree`` agent from the command line, offline (``--render``) and in MiniWoB.
 
 Plumbing only: SmolLM2-135M is near chance, its scores say nothing of the method. These tests
 start their own Playwright (one per command), so this module uses no module-scoped browser:
@@ -8,6 +9,7 @@ two sync Playwrights cannot run in one thread at once.
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -83,3 +85,55 @@ def test_miniwob_suite_end_to_end_with_the_embedded_model(
         assert record["tokens"]["input"] > 0
         assert (out / episode["run_dir"] / "report.html").exists()
     print(f"MiniWoB suite, 15 episodes with SmolLM2: {elapsed:.0f} s")
+
+
+SAMPLES = Path(__file__).parents[2] / "mind2web_eval" / "samples" / "sample_tasks.json"
+AXTREE_PAGE = Path(__file__).parents[1] / "data" / "render" / "axtree_page.html"
+_TREE_LINE = r"^\t*(\[id=[^\]]+\] )?\w+ '"
+
+
+@pytest.mark.slow
+def test_axtree_offline_with_the_embedded_model(
+    local_model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``act --render`` and ``eval --render`` with ``--agent axtree`` (plumbing, not quality):
+    the model reads the rendered page's tree, cut to a small budget, and answers with an id."""
+    model = ["--model-path", str(local_model_path), "--n-ctx", "4096", "--no-gist-cache"]
+    agent = ["--agent", "axtree", "--context-budget", "1024", "--render"]
+    argv = ["act", "--page", str(AXTREE_PAGE), "--task", "Join with ada@example.org", "--json"]
+    assert main([*argv, *agent, *model]) in (0, 1)  # 1: the tiny model gave no valid action
+    trace = json.loads(capsys.readouterr().out)
+    assert trace["agent"] == "axtree" and trace["calls"][0]["phase"] == "act"
+    assert all(re.match(_TREE_LINE, line) for line in trace["memory"].split("\n"))
+    assert trace["memory_edits"]["lines_cut"] > 0  # 1024 tokens hold the start of the tree
+    assert set(trace["shown_element_ids"]) <= {f"n{i}" for i in range(1, 40)}
+    out = tmp_path / "eval"
+    argv = ["eval", "--data", str(SAMPLES), "--out", str(out), "--limit", "1", "--no-progress"]
+    assert main([*argv, *agent, *model]) == 0
+    assert "complete: 2 steps run" in capsys.readouterr().out
+    records = [json.loads(line) for line in (out / "results.jsonl").open()]
+    assert [r["trace"]["agent"] for r in records] == ["axtree", "axtree"]
+    assert all(r["trace"]["memory"].startswith("RootWebArea ") for r in records)
+
+
+@pytest.mark.slow
+def test_axtree_in_miniwob_with_the_embedded_model(
+    local_model_path: Path, miniwob_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``webagent miniwob --agent axtree``: the live tab's tree reaches the model (plumbing)."""
+    out = tmp_path / "axtree"
+    code = main(
+        [
+            "miniwob", "--tasks", "click-button", "--seeds", "1", "--max-steps", "1",
+            "--agent", "axtree", "--no-gist-cache", "--context-budget", "2048",
+            "--model-path", str(local_model_path), "--n-ctx", "4096",
+            "--browser-path", str(CHROMIUM), "--out", str(out), "--json",
+        ]
+    )  # fmt: skip
+    assert code == 0
+    (episode,) = json.loads(capsys.readouterr().out)["episodes"]
+    assert episode["status"] in ("done", "max_steps") and episode["steps"] == 1
+    (step,) = read_steps(out / episode["run_dir"])
+    assert step.agent is not None and step.agent.calls and step.tokens["input"] > 0
+    assert re.search(r"^\t\[id=\d+\] button '", step.agent.memory, re.M)
+    assert (out / episode["run_dir"] / step.files["axtree"]).read_text("utf-8") == step.agent.memory

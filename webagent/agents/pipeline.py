@@ -74,6 +74,9 @@ class Memory:
     read_whole: bool = False
     lookup_edits: MemoryEdits = field(default_factory=MemoryEdits)
     sections: list[SectionGist] = field(default_factory=list)
+    #: the element ids an answer may name where the memory shows them; None: the ids of the
+    #: segmented page (an agent that shows another view of the page, the tree, gives its own)
+    ids: list[str] | None = None
 
 
 class PageAgent(Agent):
@@ -184,7 +187,7 @@ class PageAgent(Agent):
         text = memory.text
         trace.memory = text
         messages, version = act_messages(observation.task, previous, text, ops)
-        shown = shown_ids(text, page.element_ids)
+        shown = shown_ids(text, page.element_ids if memory.ids is None else memory.ids)
         repair = repair_counts(shown) if self.settings.repair_attempts else []
         # the act prompt and what a repair turn may count, with the memory's count
         prefetch(count, [*(m.content for m in messages), *repair])

@@ -248,9 +248,12 @@ def format_plan(
                 f"{plan.agent}: {plan.levelled} of {plan.steps} steps on pages too long to gist "
                 f"flat get levels of sections (up to {plan.levels}; one look-up round each)"
             )
-    errors = sum(len(p.errors) for p in plans)
-    if errors:
-        notes.append(f"{errors} steps could not be planned (page errors); their cost is missing")
+    for plan in plans:
+        if plan.errors:
+            notes.append(
+                f"{plan.agent}: {len(plan.errors)} steps could not be planned, their cost is "
+                f"missing ({plan.errors[0]})"
+            )
     return "\n".join([*lines, *notes])
 
 

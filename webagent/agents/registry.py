@@ -13,6 +13,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache
 
+from webagent.agents.axtree import AXTreeAgent
 from webagent.agents.baselines import RawHtmlAgent, RetrievalAgent
 from webagent.agents.mindact import MindActAgent
 from webagent.agents.pipeline import PageAgent
@@ -73,6 +74,11 @@ def agent_spec(name: str) -> AgentSpec:
     return spec
 
 
+def reads_axtree(name: str) -> bool:
+    """Whether agent ``name`` reads the page's accessibility tree (``Observation.axtree``)."""
+    return agent_spec(name).agent_class.reads_axtree
+
+
 def build_agent(
     settings: AgentSettings, model: Model, gist_cache: GistCache | None = None
 ) -> Agent:
@@ -131,6 +137,13 @@ for _spec in (
         shown_label="kept parts",
         options=("retriever", "top_k"),
     ),
+    AgentSpec(
+        "axtree",
+        AXTreeAgent,
+        "the page's accessibility tree as AgentLab's GenericAgent reads it ([id] role 'name', "
+        "visible/clickable tags), cut to the budget; needs the tree: --render offline, or live",
+        shown_label="parts shown in the tree",
+    ),
 ):
     register_agent(_spec)
 
@@ -144,5 +157,6 @@ __all__ = [
     "agent_names",
     "agent_spec",
     "build_agent",
+    "reads_axtree",
     "register_agent",
 ]

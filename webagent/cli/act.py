@@ -9,8 +9,8 @@ from webagent.agents.registry import agent_spec
 from webagent.cli.options import add_repeatable, add_run_arguments, config_from_args, open_agent
 from webagent.cli.pages import PAGE_HELP, read_page
 from webagent.cli.plan import add_plan_arguments, print_plan
-from webagent.cli.render import add_render_argument, render_page
-from webagent.contracts import Observation, StepTrace
+from webagent.cli.render import add_render_argument, check_page_source, render_page
+from webagent.contracts import Observation, RenderedPage, StepTrace
 from webagent.html.parse import decode_html
 
 HELP = "run one agent step on a page and print the reopened fragments and the action"
@@ -44,9 +44,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
+    check_page_source(config, bool(args.render))
     raw = read_page(args.page)
-    html = render_page(raw, args.page, config) if args.render else decode_html(raw)
-    observation = Observation(task=args.task, previous_actions=args.previous, html=html)
+    if args.render:
+        # a plan prices every agent, the one that reads the tree too
+        page = render_page(raw, args.page, config, axtree=True if args.plan else None)
+    else:
+        page = RenderedPage(html=decode_html(raw))
+    observation = Observation(
+        task=args.task, previous_actions=args.previous, html=page.html, axtree=page.axtree
+    )
     if args.plan:
         return print_plan(args, config, [observation])
     with open_agent(config) as opened:
@@ -85,6 +92,11 @@ def print_trace(trace: StepTrace) -> None:
         ids = trace.fragment_element_ids[index]
         preview = ", ".join(ids[:8]) + (" ..." if len(ids) > 8 else "")
         out.write(f"  part {index + 1}: {trace.fragment_tokens[index]} tokens, ids {preview}\n")
+    if trace.memory_edits.lines_cut:
+        out.write(
+            f"cut to the budget: the last {trace.memory_edits.lines_cut} lines of the page "
+            "left out\n"
+        )
     out.write(f"act prompt: {trace.prompt_tokens} tokens\n")
     for phase, usage in sorted(trace.usage.items()):
         out.write(

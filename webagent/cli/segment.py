@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     raw = read_page(args.page, args.encoding)
     data: bytes | str = decode_html(raw, args.encoding) if args.encoding else raw
     if args.render:
-        data = render_page(data, args.page, config)
+        data = render_page(data, args.page, config).html
     with factory.build_model(config.model) as model:
         settings = settings_from_args(args, config, model)
         page = segment_html(data, settings, model.count_tokens)
