@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from webagent.agents.registry import agent_names
+from webagent.agents.registry import agent_names, agent_spec, own_settings
 from webagent.agents.settings import AgentSettings
 from webagent.errors import ConfigError, TextFileError, validation_message
 from webagent.model.settings import ModelSettings
@@ -121,6 +121,7 @@ class RunConfig(_Section):
             raise ValueError(
                 f"unknown agent {self.agent.agent!r}; choose one of {', '.join(agent_names())}"
             )
+        own_settings(agent_spec(self.agent.agent), self.agent.options)  # one line if bad
         return self
 
     def manifest(self) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from webagent import plugins
+from webagent.agents import registry
 from webagent.cli import main
 
 PLUGIN = '''
@@ -52,6 +53,35 @@ SPEC = BackendSpec(
 )
 
 
+from webagent.agents.baselines import RawHtmlAgent
+from webagent.agents.registry import AgentSpec, register_agent
+
+
+class FirstControlsOptions(BaseModel):
+    """The plug-in agent's own settings (agent.options)."""
+
+    keep_chars: int = 400
+
+
+class FirstControls(RawHtmlAgent):
+    """The beginning of the page, at most ``keep_chars`` characters of it (a test agent)."""
+
+    def build_memory(self, ctx):
+        memory = super().build_memory(ctx)
+        memory.text = memory.text[: self.own.keep_chars]
+        return memory
+
+
+register_agent(
+    AgentSpec(
+        "first-controls",
+        FirstControls,
+        "a test plug-in: the page's first characters",
+        settings=FirstControlsOptions,
+    )
+)
+
+
 def register(subparsers):
     parser = subparsers.add_parser("hello", help="a test plug-in's verb")
     parser.set_defaults(func=lambda args: print("hello from a plug-in") or 0)
@@ -62,6 +92,9 @@ fixed-answer = webagent_test_plugin:SPEC
 
 [webagent.commands]
 hello = webagent_test_plugin:register
+
+[webagent.agents]
+first-controls = webagent_test_plugin
 """
 
 
@@ -76,9 +109,12 @@ def installed_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterato
     (info / "entry_points.txt").write_text(ENTRY_POINTS, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     plugins.entry_points.cache_clear()
+    registry._load_plugins.cache_clear()
     yield
     sys.modules.pop("webagent_test_plugin", None)
+    registry._REGISTRY.pop("first-controls", None)
     plugins.entry_points.cache_clear()
+    registry._load_plugins.cache_clear()
 
 
 PAGE = """<html><body><h1>Shop</h1><form><input name="q" placeholder="Search">
@@ -124,3 +160,25 @@ def test_an_unknown_backend_names_the_registered_ones(capsys: pytest.CaptureFixt
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert "'nope'" in err and "local" in err and "batch" in err
+
+
+def test_an_agent_added_through_an_entry_point_takes_its_own_settings(
+    installed_plugin: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = tmp_path / "page.html"
+    page.write_text(PAGE, encoding="utf-8")
+    argv = ["act", "--page", str(page), "--task", "search", "--agent", "first-controls"]
+    argv += ["--backend", "fixed-answer", "--set", 'model.options.element_id="n6"']
+    argv += ["--set", "agent.options.keep_chars=120", "--token-counter", "estimate", "--json"]
+    assert main(argv) == 0
+    trace = json.loads(capsys.readouterr().out)
+    assert trace["agent"] == "first-controls" and len(trace["memory"]) <= 120
+    assert main([*argv[:-5], "--set", "agent.options.keep=1", "--token-counter", "estimate"]) == 2
+    err = capsys.readouterr().err
+    assert "agent.options for agent 'first-controls'" in err and "keep" in err
+
+
+def test_a_built_in_agent_takes_no_unknown_options(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["act", "--page", "shop", "--task", "x", "--agent", "raw-html"]
+    assert main([*argv, "--set", "agent.options.colour=1", "--token-counter", "estimate"]) == 2
+    assert "agent 'raw-html' takes no options" in capsys.readouterr().err

@@ -15,6 +15,8 @@ from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from pydantic import BaseModel
+
 from webagent.agents.context import (
     format_previous,
     page_budget,
@@ -92,6 +94,8 @@ class PageAgent(Agent):
         self.model = model
         self.gist_cache = gist_cache
         self.name = settings.agent
+        #: the agent's own settings (``agent.options`` through its AgentSpec.settings class)
+        self.own: BaseModel | None = None
         self._plan: SegmentSettings | None = None
         self._answer_room: dict[tuple[Op, ...], int] = {}
 

@@ -12,6 +12,9 @@ from __future__ import annotations
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
 
 from webagent.agents.axtree import AXTreeAgent
 from webagent.agents.baselines import RawHtmlAgent, RetrievalAgent
@@ -21,7 +24,7 @@ from webagent.agents.raw_paper import PaperRawHtmlAgent
 from webagent.agents.readagent import GistOnlyAgent, ReadAgentP, ReadAgentS
 from webagent.agents.settings import AgentSettings
 from webagent.contracts import Agent
-from webagent.errors import ConfigError, ModelError
+from webagent.errors import ConfigError, ModelError, validation_message
 from webagent.gist.cache import GistCache
 from webagent.model.client import Model
 from webagent.plugins import AGENTS, entry_points
@@ -38,6 +41,9 @@ class AgentSpec:
     shown_label: str = "reopened parts"
     #: the AgentSettings fields (beyond the shared budget ones) this agent reads
     options: tuple[str, ...] = ()
+    #: the agent's own settings class: ``agent.options`` checked by it and handed to the agent
+    #: as ``PageAgent.own``; None: the agent takes no options beyond AgentSettings
+    settings: type[BaseModel] | None = None
 
 
 _REGISTRY: dict[str, AgentSpec] = {}
@@ -88,10 +94,35 @@ def build_agent(
     counts with the model's counter; if that needs an endpoint that does not answer, the
     first step plans again (and is a model error, so pending, if it still does not).
     """
-    agent = agent_spec(settings.agent).agent_class(settings, model, gist_cache)
+    spec = agent_spec(settings.agent)
+    agent = spec.agent_class(settings, model, gist_cache)
+    agent.own = own_settings(spec, settings.options)
     with suppress(ModelError):
         agent.segment_plan  # noqa: B018 - made now, so a bad budget fails before the run
     return agent
+
+
+def own_settings(spec: AgentSpec, options: dict[str, Any]) -> BaseModel | None:
+    """``agent.options`` checked by the agent's own settings class; one line names a bad one."""
+    if spec.settings is None:
+        if options:
+            raise ConfigError(
+                f"agent.options {sorted(options)}: agent {spec.name!r} takes no options beyond "
+                "the agent settings"
+            )
+        return None
+    unknown = sorted(set(options) - set(spec.settings.model_fields))
+    if unknown:
+        raise ConfigError(
+            f"invalid agent.options for agent {spec.name!r}: unknown {', '.join(unknown)} "
+            f"(it takes {', '.join(spec.settings.model_fields) or 'none'})"
+        )
+    try:
+        return spec.settings(**options)
+    except ValidationError as exc:
+        raise ConfigError(
+            f"invalid agent.options for agent {spec.name!r}: {validation_message(exc)}"
+        ) from exc
 
 
 _GIST = ("gister", "gist_words", "gist_max_tokens")

@@ -82,6 +82,11 @@ class AgentSettings(BaseModel):
     lookup_max_tokens: int = Field(default=64, ge=8)
     act_max_tokens: int = Field(default=96, ge=16)
     repair_attempts: int = Field(default=1, ge=0, le=3)
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the agent's own settings, beyond these (--set agent.options.NAME=VALUE): "
+        "checked by the settings class its registration names (AgentSpec.settings)",
+    )
 
     def manifest(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

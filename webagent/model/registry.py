@@ -62,6 +62,12 @@ def backend_options(spec: BackendSpec, values: dict[str, Any]) -> BaseModel | No
                 f"model.options {sorted(values)}: backend {spec.name!r} takes no options"
             )
         return None
+    unknown = sorted(set(values) - set(spec.options.model_fields))
+    if unknown:
+        raise ConfigError(
+            f"invalid model.options for backend {spec.name!r}: unknown {', '.join(unknown)} "
+            f"(it takes {', '.join(spec.options.model_fields) or 'none'})"
+        )
     try:
         return spec.options(**values)
     except ValidationError as exc:
