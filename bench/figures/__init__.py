@@ -23,7 +23,7 @@ class Figure:
 
 
 FIGURES = (
-    Figure("method_quality", "How well does each agent act, with a capable model?",
+    Figure("method_quality", "How well does each agent act with a capable model, at what price?",
            ("method_quality",)),
     Figure("coverage", "Which look-up selector finds the part of the page that holds the target?",
            ("coverage",)),
