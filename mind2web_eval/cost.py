@@ -50,6 +50,15 @@ class RunCost(BaseModel):
         bill = self.bill
         return bill.cached_input_tokens / bill.input_tokens if bill.input_tokens else 0.0
 
+    def figures(self) -> dict[str, float]:
+        """USD per 1,000 steps, standard and through the batch API, and the cached share,
+        rounded for a summary."""
+        return {
+            "usd_per_1k_steps": round(self.usd_per_1k_steps, 4),
+            "batch_usd_per_1k_steps": round(self.batch_usd_per_1k_steps, 4),
+            "cached_input_share": round(self.cached_share, 4),
+        }
+
     def describe(self) -> str:
         measured = f"{self.calls_measured} of {self.calls} calls measured"
         return (

@@ -34,7 +34,7 @@ from mind2web_eval.report.compare import load_results
 from webagent.cli import main as webagent_main
 from webagent.model.answer_file import read_answers
 from webagent.model.batch_rounds import BatchFolder
-from webagent.model.prices import Price, find_price
+from webagent.model.prices import find_price
 from webagent.prompts import all_template_versions
 
 #: the window the batch backend is told; every row's own budget is below it
@@ -94,7 +94,7 @@ ROWS: tuple[Row, ...] = (
 )
 COUNTER_NAMES = {"estimate": "byte estimate (5 tokens / 8 bytes)", "gguf": "SmolLM2 BPE"}
 #: the price sheet's entries the table prices every row at: an OpenAI model, an Anthropic one
-PRICE_SHEETS = ("gpt-4.1-mini", "claude-sonnet-4")
+PRICES = (find_price("gpt-4.1-mini"), find_price("claude-sonnet-4"))
 
 
 def build_tasks(folder: Path) -> Path:
@@ -126,17 +126,6 @@ def to_answer(folder: BatchFolder, answered: set[str]) -> list[dict[str, Any]]:
             if entry["custom_id"] not in answered:
                 lines.append({"phase": round_.phases.get(entry["custom_id"]), **entry})
     return lines
-
-
-def row_cost(out: Path, price: Price) -> dict[str, float]:
-    """USD per 1,000 steps at ``price`` (the provider's prompt cache estimated: the answers
-    are replayed, nothing measured it), through the batch API too, and the cached share."""
-    found = run_cost(out, price)
-    return {
-        "usd_per_1k_steps": round(found.usd_per_1k_steps, 4),
-        "batch_usd_per_1k_steps": round(found.batch_usd_per_1k_steps, 4),
-        "cached_input_share": round(found.cached_share, 4),
-    }
 
 
 def _round(value: float | None) -> float | None:
@@ -176,7 +165,7 @@ def row_figures(row: Row, work: Path, answered: set[str]) -> dict[str, Any]:
         "calls_per_step": round(diag.calls_per_step, 3),
         "gold_shown": _round(diag.gold_shown_rate),
         "compression_rate": _round(diag.compression_rate),
-        "cost": {name: row_cost(out, find_price(name)) for name in PRICE_SHEETS},
+        "cost": {p.name: run_cost(out, p).figures() for p in PRICES},  # the cache estimated
         "error_classes": dict(sorted(diag.error_classes.items())),
     }
     if pending:  # over part of the steps: no figure of the row
@@ -206,14 +195,11 @@ def table(rows: list[dict[str, Any]]) -> str:
     headers = [
         "agent (gists) @budget, counter", "step SR % [95% CI]", "element acc %", "op F1 %",
         "task SR % [95% CI]", "input tok/step", "calls/step", "gold in act prompt %",
-        "compression %", *(f"USD/1k steps, {name} (cached)" for name in PRICE_SHEETS), "status",
+        "compression %", *(f"USD/1k steps, {p.name} (cached)" for p in PRICES), "status",
     ]  # fmt: skip
+    dashes = ["—"] * (len(headers) - 2)
     body = [
-        [
-            r["row"],
-            *["—"] * (8 + len(PRICE_SHEETS)),
-            f"{STALE}: {r['requests_to_answer']} requests to answer",
-        ]
+        [r["row"], *dashes, f"{STALE}: {r['requests_to_answer']} requests to answer"]
         if r["status"] == STALE
         else [
             r["row"],
@@ -225,7 +211,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{r['calls_per_step']:.2f}",
             _pct(r["gold_shown"]),
             _pct(r["compression_rate"]),
-            *(_usd(r["cost"][name]) for name in PRICE_SHEETS),
+            *(_usd(r["cost"][p.name]) for p in PRICES),
             r["status"],
         ]
         for r in rows
@@ -233,56 +219,44 @@ def table(rows: list[dict[str, Any]]) -> str:
     return markdown_table(headers, body)
 
 
-def plot(rows: list[dict[str, Any]], path: Path, answered_by: str, sheets: dict[str, Any]) -> None:
+def plot(rows: list[dict[str, Any]], path: Path, answered_by: str) -> None:
     """Step SR against USD per 1,000 steps (log), a panel per price sheet, 95% CIs."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    from matplotlib.ticker import LogLocator, NullFormatter, StrMethodFormatter
 
-    figure, panels = plt.subplots(1, len(PRICE_SHEETS), figsize=(13, 7.4), sharey=True)
-    colours = plt.get_cmap("tab20")
-    answered = [r for r in rows if r["status"] == "answered"]
-    for axes, name in zip(panels, PRICE_SHEETS, strict=True):
-        for number, r in enumerate(answered):
-            x, y = r["cost"][name]["usd_per_1k_steps"], 100 * r["step_sr"]
-            low, high = (100 * v for v in r["step_sr_ci"])
-            axes.errorbar(x, y, yerr=[[y - low], [high - y]], capsize=3, color=colours(number),
-                          fmt="o" if r["budget"] == 8192 else "s", label=r["row"])  # fmt: skip
-        price = sheets[name]
-        axes.set_xscale("log")
-        axes.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-        axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-        axes.xaxis.set_minor_formatter(NullFormatter())
-        axes.set_xlabel(f"USD per 1,000 steps at {name}'s prices (log), cache estimated")
-        axes.set_title(f"{name}: {price['source']}, read {price['read_on']}", fontsize=8)
+    figure, panels = plt.subplots(1, len(PRICES), figsize=(13, 7.4), sharey=True)
+    for axes, price in zip(panels, PRICES, strict=True):
+        for n, r in enumerate(r for r in rows if r["status"] == "answered"):
+            x, y, (low, high) = r["cost"][price.name], r["step_sr"], r["step_sr_ci"]
+            axes.errorbar(x["usd_per_1k_steps"], 100 * y, [[100 * (y - low)], [100 * (high - y)]],
+                          fmt="o" if r["budget"] == 8192 else "s", color=plt.get_cmap("tab20")(n),
+                          capsize=3, label=r["row"])  # fmt: skip
+        axes.set(xscale="log", xlabel=f"USD per 1,000 steps at {price.name} (log), cache estimated")
+        axes.xaxis.set(major_locator=LogLocator(subs=(1, 2, 5)), minor_formatter=NullFormatter(),
+                       major_formatter=StrMethodFormatter("{x:g}"))  # fmt: skip
+        axes.set_title(f"{price.name}: {price.source}, read {price.read_on}", fontsize=8)
         axes.grid(alpha=0.3)
     panels[0].set_ylabel("step success rate, % (Mind2Web scoring; 95% CI)")
     figure.legend(*panels[0].get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=7)
-    figure.suptitle(
-        f"168 intent steps, 28 real pages; answers by {answered_by}; prices from "
-        "webagent/data/prices.toml (circles 8K, squares 4K)", fontsize=9,
-    )  # fmt: skip
+    figure.suptitle(f"168 intent steps, 28 real pages; answers by {answered_by}; prices from "
+                    "webagent/data/prices.toml (circles 8K, squares 4K)", fontsize=9)  # fmt: skip
     figure.tight_layout(rect=(0, 0.17, 1, 1))
     figure.savefig(path, dpi=120, metadata={"Software": None})
     plt.close(figure)
 
 
-def prices_note(sheets: dict[str, Any]) -> str:
-    read = "; ".join(f"{name} read {p['read_on']} from {p['source']}" for name, p in sheets.items())
-    rules = "; ".join(
-        f"{name}: at least {p['cache_min_tokens']:,} tokens in steps of {p['cache_step_tokens']}"
-        for name, p in sheets.items()
-    )
-    return (
-        "*Compression*: the ReadAgent paper's compression rate, 1 − act prompt tokens ÷ the "
-        "whole page's tokens, the mean over steps. *USD per 1,000 steps*: every call's input "
-        "and output tokens at standard prices of `webagent/data/prices.toml` "
-        f"({read}; the batch API's figures are in the JSON); in brackets the share of input "
-        "tokens the provider's prompt cache would serve, estimated from the prefix each call "
-        f"shares with the earlier calls of its task under the provider's rule ({rules})."
-    )
+_RULES = "; ".join(f"{p.name}: {p.cache_rule()}" for p in PRICES)
+PRICES_NOTE = (
+    "*Compression*: the ReadAgent paper's compression rate, 1 − act prompt tokens ÷ the whole "
+    "page's tokens, the mean over steps. *USD per 1,000 steps*: every call's tokens at standard "
+    f"prices of `webagent/data/prices.toml` ({'; '.join(p.describe() for p in PRICES)}; batch "
+    "API figures in the JSON); in brackets the share of input tokens the provider's prompt "
+    "cache would serve, estimated from the prefix each call shares with the earlier calls of "
+    f"its task under the provider's rule ({_RULES})."
+)
 
 
 def summary(rows: list[dict[str, Any]], data: Path) -> tuple[dict[str, Any], str]:
@@ -301,7 +275,7 @@ def summary(rows: list[dict[str, Any]], data: Path) -> tuple[dict[str, Any], str
             "sha256": hashlib.sha256(data.read_bytes()).hexdigest(),
         },
         "prompt_versions": all_template_versions(),
-        "price_sheets": {name: find_price(name).model_dump(mode="json") for name in PRICE_SHEETS},
+        "price_sheets": {p.name: p.model_dump(mode="json") for p in PRICES},
         "rows": rows,
     }
     who = answered.get("answered_by", "(no answers yet)")
@@ -317,7 +291,7 @@ def summary(rows: list[dict[str, Any]], data: Path) -> tuple[dict[str, Any], str
             "were chosen on them), scored as the official Mind2Web code does (micro step SR, "
             "element accuracy, op F1; task SR; 95% CIs by a task-level bootstrap).",
             "",
-            prices_note(payload["price_sheets"]),
+            PRICES_NOTE,
             "",
             table(rows),
             "",
@@ -386,8 +360,7 @@ def write(payload: dict[str, Any], text: str, rows: list[dict[str, Any]], folder
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "method_quality.json").write_text(json.dumps(payload, indent=2) + "\n")
     (folder / "method_quality.md").write_text(text + "\n")
-    who = payload["answers"].get("answered_by", "?")
-    plot(rows, folder / "method_quality.png", who, payload["price_sheets"])
+    plot(rows, folder / "method_quality.png", payload["answers"].get("answered_by", "?"))
     print(text)
     return 0
 

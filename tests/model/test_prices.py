@@ -42,7 +42,10 @@ def test_the_cache_rule_counts_whole_steps_from_the_minimum() -> None:
     assert [openai.cacheable(n) for n in (0, 1023, 1024, 1151, 1152, 5000)] == [
         0, 0, 1024, 1024, 1152, 4992,
     ]  # fmt: skip
-    assert flat_price(1.0, 2.0).cacheable(50_000) == 0  # type: ignore[union-attr]
+    assert openai.cache_rule() == "at least 1,024 tokens in steps of 128"
+    flat = flat_price(1.0, 2.0)
+    assert flat is not None and flat.cacheable(50_000) == 0
+    assert flat.cache_rule() == "no prompt cache"
 
 
 def test_price_in_and_out_make_an_entry_without_a_cache() -> None:

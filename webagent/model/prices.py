@@ -60,6 +60,12 @@ class Price(BaseModel):
         steps = (shared_tokens - self.cache_min_tokens) // self.cache_step_tokens
         return self.cache_min_tokens + steps * self.cache_step_tokens
 
+    def cache_rule(self) -> str:
+        """The provider's prompt-cache rule, in words."""
+        if not self.caches:
+            return "no prompt cache"
+        return f"at least {self.cache_min_tokens:,} tokens in steps of {self.cache_step_tokens}"
+
     def describe(self) -> str:
         """One line: the name, the figures, when and where they were read."""
         cached = f", cached input {self.cached_input:g}" if self.cached_input is not None else ""
