@@ -157,6 +157,11 @@ class DiagnosticsSummary(BaseModel):
     )
     tokens_by_phase: dict[str, PhaseUsage] = Field(default_factory=dict)
     mean_compression: float | None = None
+    compression_rate: float | None = Field(
+        default=None,
+        description="the ReadAgent paper's compression rate, 1 - act prompt tokens / the whole "
+        "page's tokens, averaged over the steps that have both",
+    )
     gist_cache_hits: int = 0
     mean_latency_s: float = 0.0
 
@@ -173,13 +178,13 @@ def summarize(diagnostics: Iterable[StepDiagnostics]) -> DiagnosticsSummary:
     phases: dict[str, PhaseUsage] = {}
     for item in items:
         for phase, usage in item.tokens_by_phase.items():
-            total = phases.setdefault(phase, PhaseUsage())
-            for name in ("calls", "input_tokens", "output_tokens", "cache_hits", "cached_tokens"):
-                setattr(total, name, getattr(total, name) + getattr(usage, name))
-            total.latency_s += usage.latency_s
+            phases.setdefault(phase, PhaseUsage()).add(usage)
     hits = [float(i.lookup_hit) for i in items if i.lookup_hit is not None]
     shown = [float(i.gold_shown) for i in items if i.gold_shown is not None]
     compression = [i.compression for i in items if i.compression is not None]
+    rates = [
+        1 - i.prompt_tokens / i.page_tokens for i in items if i.page_tokens and i.prompt_tokens
+    ]
     return DiagnosticsSummary(
         steps=n,
         error_classes=dict(Counter(i.error_class for i in items).most_common()),
@@ -194,6 +199,7 @@ def summarize(diagnostics: Iterable[StepDiagnostics]) -> DiagnosticsSummary:
         ),
         tokens_by_phase=phases,
         mean_compression=_mean(compression),
+        compression_rate=_mean(rates),
         gist_cache_hits=sum(i.gist_cache_hits for i in items),
         mean_latency_s=sum(i.latency_s for i in items) / n,
     )

@@ -23,6 +23,7 @@ from webagent.contracts import Observation, RenderedPage
 from webagent.errors import WebAgentError
 from webagent.gist.cache import GistCache
 from webagent.model.client import Model
+from webagent.model.prices import Price
 
 PLAN_FILE = "plan.json"
 
@@ -61,7 +62,7 @@ class RunToPlan:
     data: str
     limit: int | None
     gist_cache: GistCache | None
-    prices: tuple[float | None, float | None] = (None, None)
+    price: Price | None = None
     strict: bool = False
     #: the run's renderer (``--render``): the plan of an agent that reads the accessibility
     #: tree renders its pages too (the others plan on the pages as saved)
@@ -86,13 +87,10 @@ def plan_run(run: RunToPlan, agents: Iterable[str] | None = None) -> list[AgentP
     ]
 
 
-Prices = tuple[float | None, float | None]
-
-
-def write_plan(out: Path, plans: list[AgentPlan], prices: Prices) -> Path:
+def write_plan(out: Path, plans: list[AgentPlan], price: Price | None) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     path = out / PLAN_FILE
-    path.write_text(json.dumps(plan_payload(plans, *prices), indent=2) + "\n")
+    path.write_text(json.dumps(plan_payload(plans, price), indent=2) + "\n")
     return path
 
 
@@ -102,7 +100,7 @@ def print_plan_before_run(run: RunToPlan, *, rounds: bool = False) -> None:
     plans = plan_run(run)
     steps = plans[0].steps if plans else 0
     print(f"cost plan for {steps} steps (no model call was made):")
-    print(format_plan(plans, run.settings.agent, *run.prices))
+    print(format_plan(plans, run.settings.agent, run.price))
     if rounds:
         observations = run.observations(run.settings.agent)
         print(plan_rounds(run.settings, run.model, observations, run.gist_cache).describe())
@@ -110,4 +108,4 @@ def print_plan_before_run(run: RunToPlan, *, rounds: bool = False) -> None:
 
 def plan_beside_run(run: RunToPlan, out: Path) -> Path:
     """A real run's own plan (its agent only), written before its first step."""
-    return write_plan(out, plan_run(run, agents=(run.settings.agent,)), run.prices)
+    return write_plan(out, plan_run(run, agents=(run.settings.agent,)), run.price)

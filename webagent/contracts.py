@@ -80,6 +80,22 @@ class PhaseUsage(BaseModel):
         description="tokens the cache hits had cost when they were written (input + output): "
         "served from the cache, not spent (not in input_tokens / output_tokens)",
     )
+    cached_input_tokens: int = Field(
+        default=0,
+        description="input tokens the provider's prompt cache served, as its answers reported "
+        "them (usage.prompt_tokens_details.cached_tokens): part of input_tokens, billed at "
+        "the cached-input price; not the gist cache (cached_tokens)",
+    )
+
+    def add(self, other: PhaseUsage) -> None:
+        """Add ``other``'s figures to these (a total of several steps or phases)."""
+        self.calls += other.calls
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.latency_s += other.latency_s
+        self.cache_hits += other.cache_hits
+        self.cached_tokens += other.cached_tokens
+        self.cached_input_tokens += other.cached_input_tokens
 
 
 class ElementCandidate(BaseModel):
@@ -177,6 +193,11 @@ class ModelCall(BaseModel):
     output_tokens: int = 0
     latency_s: float = 0.0
     cached: bool = False
+    cached_input_tokens: int | None = Field(
+        default=None,
+        description="input tokens the provider's prompt cache served, as the answer reported "
+        "them; None: the answer did not say (webagent.model.prompt_cache estimates them)",
+    )
     error: str | None = None
 
 

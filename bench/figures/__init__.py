@@ -23,7 +23,7 @@ class Figure:
 
 
 FIGURES = (
-    Figure("method_quality", "How well does each agent act, with a capable model?",
+    Figure("method_quality", "How well does each agent act with a capable model, at what price?",
            ("method_quality",)),
     Figure("live_quality", "How often does each agent finish live tasks, with a capable model?",
            ("live_quality",)),

@@ -29,11 +29,13 @@ from typing import Any
 
 from bench.kit import REPO, SHARED, SUMMARIES, figure_parser, intent_tasks, markdown_table
 from bench.kit.answers import ANSWERED_AT, ANSWERS, MODEL
+from mind2web_eval.cost import run_cost
 from mind2web_eval.report.compare import load_results
 from webagent.agents.settings import AgentSettings
 from webagent.cli import main as webagent_main
 from webagent.model.answer_file import read_answers
 from webagent.model.batch_rounds import BatchFolder
+from webagent.model.prices import find_price
 from webagent.prompts import all_template_versions
 
 #: the window the batch backend is told; every row's own budget is below it
@@ -107,6 +109,8 @@ ROWS: tuple[Row, ...] = (
     Row("readagent-p", 8192, gister="extractive", lean=True),
 )
 COUNTER_NAMES = {"estimate": "byte estimate (5 tokens / 8 bytes)", "gguf": "SmolLM2 BPE"}
+#: the price sheet's entries the table prices every row at: an OpenAI model, an Anthropic one
+PRICES = (find_price("gpt-4.1-mini"), find_price("claude-sonnet-4"))
 
 
 def build_tasks(folder: Path) -> Path:
@@ -140,6 +144,10 @@ def to_answer(folder: BatchFolder, answered: set[str]) -> list[dict[str, Any]]:
     return lines
 
 
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
 def row_figures(row: Row, work: Path, answered: set[str]) -> dict[str, Any]:
     out = work / row.slug
     results = load_results(out / "results.json")
@@ -171,7 +179,9 @@ def row_figures(row: Row, work: Path, answered: set[str]) -> dict[str, Any]:
         "task_sr_ci": ci("task_sr"),
         "input_tokens_per_step": round(diag.input_tokens_per_step, 1),
         "calls_per_step": round(diag.calls_per_step, 3),
-        "gold_shown": None if diag.gold_shown_rate is None else round(diag.gold_shown_rate, 4),
+        "gold_shown": _round(diag.gold_shown_rate),
+        "compression_rate": _round(diag.compression_rate),
+        "cost": {p.name: run_cost(out, p).figures() for p in PRICES},  # the cache estimated
         "error_classes": dict(sorted(diag.error_classes.items())),
     }
     if pending:  # over part of the steps: no figure of the row
@@ -181,7 +191,8 @@ def row_figures(row: Row, work: Path, answered: set[str]) -> dict[str, Any]:
 
 _FIGURES = (
     "step_sr", "step_sr_ci", "element_acc", "element_acc_ci", "op_f1", "op_f1_ci", "task_sr",
-    "task_sr_ci", "input_tokens_per_step", "calls_per_step", "gold_shown",
+    "task_sr_ci", "input_tokens_per_step", "calls_per_step", "gold_shown", "compression_rate",
+    "cost",
 )  # fmt: skip
 
 
@@ -192,13 +203,19 @@ def _pct(value: float | None, ci: list[float] | None = None) -> str:
     return f"{100 * value:.1f}{interval}"
 
 
+def _usd(cost: dict[str, float]) -> str:
+    return f"{cost['usd_per_1k_steps']:,.2f} ({100 * cost['cached_input_share']:.0f} %)"
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     headers = [
         "agent (gists) @budget, counter", "step SR % [95% CI]", "element acc %", "op F1 %",
-        "task SR % [95% CI]", "input tok/step", "calls/step", "gold in act prompt %", "status",
+        "task SR % [95% CI]", "input tok/step", "calls/step", "gold in act prompt %",
+        "compression %", *(f"USD/1k steps, {p.name} (cached)" for p in PRICES), "status",
     ]  # fmt: skip
+    dashes = ["—"] * (len(headers) - 2)
     body = [
-        [r["row"], *["—"] * 7, f"{STALE}: {r['requests_to_answer']} requests to answer"]
+        [r["row"], *dashes, f"{STALE}: {r['requests_to_answer']} requests to answer"]
         if r["status"] == STALE
         else [
             r["row"],
@@ -209,6 +226,8 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{r['input_tokens_per_step']:,.0f}",
             f"{r['calls_per_step']:.2f}",
             _pct(r["gold_shown"]),
+            _pct(r["compression_rate"]),
+            *(_usd(r["cost"][p.name]) for p in PRICES),
             r["status"],
         ]
         for r in rows
@@ -217,27 +236,43 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def plot(rows: list[dict[str, Any]], path: Path, answered_by: str) -> None:
+    """Step SR against USD per 1,000 steps (log), a panel per price sheet, 95% CIs."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import LogLocator, NullFormatter, StrMethodFormatter
 
-    figure, axes = plt.subplots(figsize=(8, 5.2))
-    for r in rows:
-        if r["status"] != "answered":
-            continue
-        marker = "o" if r["budget"] == 8192 else "s"
-        axes.scatter(r["input_tokens_per_step"], 100 * r["step_sr"], marker=marker)
-        axes.annotate(r["row"], (r["input_tokens_per_step"], 100 * r["step_sr"]), fontsize=7,
-                      xytext=(4, 2), textcoords="offset points")  # fmt: skip
-    axes.set_xscale("log")
-    axes.set_xlabel("input tokens per step (log)")
-    axes.set_ylabel("step success rate, % (Mind2Web scoring)")
-    axes.set_title(f"168 intent steps, 28 real pages; answers by {answered_by}", fontsize=9)
-    axes.grid(alpha=0.3)
-    figure.tight_layout()
+    figure, panels = plt.subplots(1, len(PRICES), figsize=(13, 7.4), sharey=True)
+    for axes, price in zip(panels, PRICES, strict=True):
+        for n, r in enumerate(r for r in rows if r["status"] == "answered"):
+            x, y, (low, high) = r["cost"][price.name], r["step_sr"], r["step_sr_ci"]
+            axes.errorbar(x["usd_per_1k_steps"], 100 * y, [[100 * (y - low)], [100 * (high - y)]],
+                          fmt="o" if r["budget"] == 8192 else "s", color=plt.get_cmap("tab20")(n),
+                          capsize=3, label=r["row"])  # fmt: skip
+        axes.set(xscale="log", xlabel=f"USD per 1,000 steps at {price.name} (log), cache estimated")
+        axes.xaxis.set(major_locator=LogLocator(subs=(1, 2, 5)), minor_formatter=NullFormatter(),
+                       major_formatter=StrMethodFormatter("{x:g}"))  # fmt: skip
+        axes.set_title(f"{price.name}: {price.source}, read {price.read_on}", fontsize=8)
+        axes.grid(alpha=0.3)
+    panels[0].set_ylabel("step success rate, % (Mind2Web scoring; 95% CI)")
+    figure.legend(*panels[0].get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=7)
+    figure.suptitle(f"168 intent steps, 28 real pages; answers by {answered_by}; prices from "
+                    "webagent/data/prices.toml (circles 8K, squares 4K)", fontsize=9)  # fmt: skip
+    figure.tight_layout(rect=(0, 0.17, 1, 1))
     figure.savefig(path, dpi=120, metadata={"Software": None})
     plt.close(figure)
+
+
+_RULES = "; ".join(f"{p.name}: {p.cache_rule()}" for p in PRICES)
+PRICES_NOTE = (
+    "*Compression*: the ReadAgent paper's compression rate, 1 − act prompt tokens ÷ the whole "
+    "page's tokens, the mean over steps. *USD per 1,000 steps*: every call's tokens at standard "
+    f"prices of `webagent/data/prices.toml` ({'; '.join(p.describe() for p in PRICES)}; batch "
+    "API figures in the JSON); in brackets the share of input tokens the provider's prompt "
+    "cache would serve, estimated from the prefix each call shares with the earlier calls of "
+    f"its task under the provider's rule ({_RULES})."
+)
 
 
 def summary(rows: list[dict[str, Any]], data: Path) -> tuple[dict[str, Any], str]:
@@ -256,6 +291,7 @@ def summary(rows: list[dict[str, Any]], data: Path) -> tuple[dict[str, Any], str
             "sha256": hashlib.sha256(data.read_bytes()).hexdigest(),
         },
         "prompt_versions": all_template_versions(),
+        "price_sheets": {p.name: p.model_dump(mode="json") for p in PRICES},
         "rows": rows,
     }
     who = answered.get("answered_by", "(no answers yet)")
@@ -271,6 +307,8 @@ def summary(rows: list[dict[str, Any]], data: Path) -> tuple[dict[str, Any], str
             "were chosen on them), scored as the official Mind2Web code does (micro step SR, "
             "element accuracy, op F1; task SR; 95% CIs by a task-level bootstrap).",
             "",
+            PRICES_NOTE,
+            "",
             table(rows),
             "",
             (
@@ -279,7 +317,6 @@ def summary(rows: list[dict[str, Any]], data: Path) -> tuple[dict[str, Any], str
                 if stale
                 else "Every row is answered in full."
             ),
-            "Plot: bench/summaries/method_quality.png",
         ]
     )
     return payload, text

@@ -219,7 +219,11 @@ def method_block(summaries: Path) -> str:
     if not path.is_file():
         return "(not measured yet: `python bench/figures/method_quality.py`)"
     lines = path.read_text(encoding="utf-8").strip().splitlines()
-    return "\n".join(line for line in lines if not line.startswith("# ")).strip()
+    body = "\n".join(line for line in lines if not line.startswith("# ")).strip()
+    picture = summaries / "method_quality.png"
+    if picture.is_file():
+        body += f"\n\n![Step SR against USD per 1,000 steps](bench/summaries/{picture.name})"
+    return body
 
 
 def _replace_block(text: str, begin: str, end: str, body: str, readme: Path) -> str:

@@ -105,14 +105,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_eval_command(args: argparse.Namespace) -> int:
+    from mind2web_eval.cost import write_cost
     from mind2web_eval.plan import RunToPlan, plan_beside_run, print_plan_before_run
     from mind2web_eval.runner import EvalSettings, run_eval
     from mind2web_eval.subject import describe_subject
     from webagent.build import open_agent
-    from webagent.cli.plan import check_prices
+    from webagent.cli.plan import price_from_args
     from webagent.cli.render import check_page_source, page_renderer
 
-    check_prices(args)
+    price = price_from_args(args)
     argv: list[str] = getattr(args, "argv", sys.argv[1:])
     config = with_batch_dir(config_from_args(args, extra=eval_values(args)), args.out)
     check_batch_arguments(args, config)
@@ -150,7 +151,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
             data,
             section.limit,
             opened.gist_cache,
-            (args.price_in, args.price_out),
+            price,
             strict=section.strict,
             render=render,
         )
@@ -167,6 +168,8 @@ def run_eval_command(args: argparse.Namespace) -> int:
             outcome = batch.run(once, args.batch_submit, args.batch_poll, opened.model)
     print_outcome(outcome.files.results_json)
     print_plan_vs_spent(args.out)
+    if price is not None:
+        print(write_cost(args.out, price).describe())
     print(
         f"{outcome.status}: {outcome.steps_run} steps run, {outcome.steps_resumed} resumed, "
         f"{outcome.run_errors} model/page errors\nreport: {outcome.files.report_html}"

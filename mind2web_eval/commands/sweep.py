@@ -29,6 +29,7 @@ from webagent.cli.batch import (
     with_batch_dir,
 )
 from webagent.cli.options import add_agent_arguments, add_config_arguments, add_model_arguments
+from webagent.cli.plan import add_price_arguments, price_from_args
 from webagent.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -66,8 +67,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the plot's quality axis; auto: gold shown in the act prompt when the model cannot "
         "be judged (the embedded SmolLM2), else step SR (auto)",
     )
-    sweep.add_argument("--price-in", type=float, help="USD per 1M input tokens (cost column)")
-    sweep.add_argument("--price-out", type=float, help="USD per 1M output tokens")
+    add_price_arguments(sweep)
     sweep.add_argument("--no-progress", action="store_true", help="no progress bars")
     add_scoring_arguments(sweep)
     add_config_arguments(sweep)
@@ -91,7 +91,7 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         given = any(getattr(args, f) is not None for f in scoring_flags)
         section = EvalSection(**eval_values(args)["eval"])
         scoring = scoring_settings(section) if given else None
-        files = rescore_sweep(args.rescore, scoring)
+        files = rescore_sweep(args.rescore, scoring, price_from_args(args))
         print(files.table.read_text(encoding="utf-8"))
         print(f"rescored: {files.table}, {files.png}, {files.html}, {files.json_path}")
         return 0
@@ -120,8 +120,7 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         budgets=parse_budgets(args.budgets),
         limit=section.limit,
         quality=args.quality,
-        price_in=args.price_in,
-        price_out=args.price_out,
+        price=price_from_args(args),
         scoring=scoring_settings(section).model_dump(mode="json"),
         config=base.manifest(),
     )

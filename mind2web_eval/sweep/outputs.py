@@ -66,12 +66,13 @@ def notes(spec: SweepSpec, axis: str) -> list[str]:
         from webagent.agents.mindact import PROTOCOL_NOTE
 
         lines.append(PROTOCOL_NOTE)
-    if spec.price_in is None and spec.price_out is None:
-        lines.append("cost: no prices given (--price-in/--price-out, USD per 1M tokens)")
+    price = spec.pricing()
+    if price is None:
+        lines.append("cost: no prices given (--price-sheet NAME, or --price-in/--price-out)")
     else:
         lines.append(
-            f"cost: USD {spec.price_in or 0:g} per 1M input, {spec.price_out or 0:g} per 1M "
-            "output tokens"
+            f"cost at {price.describe()}; the share of input tokens from the provider's prompt "
+            "cache in brackets (measured where the answers reported it, else estimated)"
         )
     return lines
 

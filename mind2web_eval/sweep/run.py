@@ -24,6 +24,7 @@ from mind2web_eval.sweep.outputs import SweepFiles, write_outputs
 from mind2web_eval.sweep.spec import CASSETTE, GIST_CACHE, Cell, SweepSpec, cell_dir, open_spec
 from mind2web_eval.sweep.table import SweepRow, cell_row, sweep_rows
 from webagent.config import RunConfig
+from webagent.model.prices import Price
 
 OpenCell = Callable[[RunConfig], AbstractContextManager[EvalSubject]]
 #: a sweep's status is its worst cell's, in ``webagent eval``'s words: ``interrupted``, else
@@ -156,9 +157,11 @@ def run_sweep(
     return SweepOutcome(status=status, not_done=not_done, files=files)
 
 
-def rescore_sweep(out: Path, scoring: ScoringSettings | None = None) -> SweepFiles:
-    """Re-score every cell from its stored predictions and gold, and rewrite the outputs.
-    No model is built."""
+def rescore_sweep(
+    out: Path, scoring: ScoringSettings | None = None, price: Price | None = None
+) -> SweepFiles:
+    """Re-score every cell from its stored predictions and gold, and rewrite the outputs
+    (priced at ``price`` when one is given). No model is built."""
     from mind2web_eval.finalize import finalize_run
     from mind2web_eval.sweep.spec import read_spec
     from webagent.errors import ConfigError
@@ -170,6 +173,8 @@ def rescore_sweep(out: Path, scoring: ScoringSettings | None = None) -> SweepFil
         )
     if scoring is not None:
         spec = spec.model_copy(update={"scoring": scoring.model_dump(mode="json")})
+    if price is not None:
+        spec = spec.model_copy(update={"price": price, "price_in": None, "price_out": None})
     settings = ScoringSettings(**spec.scoring)
     report_steps = int(spec.config.get("eval", {}).get("report_steps", 300))
     for cell in spec.cells():

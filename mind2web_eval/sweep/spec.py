@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from webagent.errors import ConfigError
+from webagent.model.prices import Price, flat_price
 from webagent.textfiles import read_text
 
 Quality = Literal["auto", "step_sr", "gold_shown"]
@@ -50,7 +51,12 @@ class SweepSpec(BaseModel):
         description="the plot's quality axis; auto: gold shown for a model that cannot be "
         "judged (the embedded one), else step SR",
     )
-    price_in: float | None = Field(default=None, ge=0, description="USD per 1M input tokens")
+    price: Price | None = Field(
+        default=None, description="the price sheet's entry the table prices tokens at"
+    )
+    price_in: float | None = Field(
+        default=None, ge=0, description="USD per 1M input tokens (a sweep.json of before price)"
+    )
     price_out: float | None = Field(default=None, ge=0, description="USD per 1M output tokens")
     scoring: dict[str, Any] = Field(default_factory=dict)
     config: dict[str, Any] = Field(default_factory=dict, description="the base RunConfig")
@@ -71,6 +77,11 @@ class SweepSpec(BaseModel):
         if small:
             raise ValueError(f"budget {small[0]} is under 512 tokens (the smallest context)")
         return tuple(sorted(value))
+
+    def pricing(self) -> Price | None:
+        """The price the table uses: the sheet's entry, or the two figures an older sweep
+        recorded."""
+        return self.price or flat_price(self.price_in, self.price_out)
 
     def cells(self) -> list[Cell]:
         """Agent by agent, budgets rising: the order cells run and rows appear."""
@@ -121,14 +132,17 @@ def read_spec(out: Path) -> SweepSpec | None:
         raise ConfigError(f"{path}: not a sweep spec ({exc.error_count()} errors)") from exc
 
 
+#: what prices the table without changing a cell: a resumed sweep may change it
+_PRICING = ("price", "price_in", "price_out")
 #: model settings that change where and how fast calls go, not what answers them
 _NOT_IDENTITY = ("base_url", "base_urls", "concurrency", "timeout_s", "max_retries", "n_threads")
 
 
 def identity(spec: SweepSpec) -> dict[str, Any]:
     """What a resumed sweep must share with the one it continues: everything but where the
-    model is served (endpoints, concurrency, timeouts may change between sessions)."""
-    data = spec.model_dump(mode="json")
+    model is served (endpoints, concurrency, timeouts may change between sessions) and the
+    price its table uses."""
+    data = {k: v for k, v in spec.model_dump(mode="json").items() if k not in _PRICING}
     model = {k: v for k, v in data["config"].get("model", {}).items() if k not in _NOT_IDENTITY}
     data["config"] = {**data["config"], "model": model}
     return data

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from mind2web_eval.cost import run_cost
 from mind2web_eval.diagnostics import RUN_ERRORS
 from mind2web_eval.finalize import RunResults
 from mind2web_eval.manifest import read_manifest
@@ -47,7 +48,9 @@ class SweepRow(BaseModel):
     input_tokens_per_step: float = 0.0
     output_tokens_per_step: float = 0.0
     calls_per_step: float = 0.0
-    cost_per_step: float | None = None
+    usd_per_1k_steps: float | None = None
+    cached_input_share: float | None = None
+    compression_rate: float | None = None
     gold_shown: float | None = None
     lookup_recall: float | None = None
     errors: int = 0
@@ -70,12 +73,8 @@ def cell_row(out: Path, cell: Cell, spec: SweepSpec) -> SweepRow:
         return SweepRow(agent=cell.agent, budget=cell.budget, status="not run")
     results = load_results(folder)
     d = results.diagnostics
-    cost = None
-    if spec.price_in is not None or spec.price_out is not None:
-        cost = (
-            d.input_tokens_per_step * (spec.price_in or 0.0)
-            + d.output_tokens_per_step * (spec.price_out or 0.0)
-        ) / 1e6
+    price = spec.pricing()
+    cost = run_cost(folder, price) if price is not None else None
     return SweepRow(
         agent=cell.agent,
         budget=cell.budget,
@@ -89,7 +88,9 @@ def cell_row(out: Path, cell: Cell, spec: SweepSpec) -> SweepRow:
         input_tokens_per_step=d.input_tokens_per_step,
         output_tokens_per_step=d.output_tokens_per_step,
         calls_per_step=d.calls_per_step,
-        cost_per_step=cost,
+        usd_per_1k_steps=cost.usd_per_1k_steps if cost else None,
+        cached_input_share=cost.cached_share if cost else None,
+        compression_rate=d.compression_rate,
         gold_shown=d.gold_shown_rate,
         lookup_recall=d.lookup_recall,
         errors=sum(n for kind, n in d.error_classes.items() if kind in RUN_ERRORS),
@@ -123,6 +124,12 @@ def _pct(metric: Metric | None) -> str:
     return text
 
 
+def _usd(row: SweepRow) -> str:
+    if row.usd_per_1k_steps is None:
+        return "–"
+    return f"{row.usd_per_1k_steps:,.2f} ({_share(row.cached_input_share)})"
+
+
 def _share(value: float | None) -> str:
     return "–" if value is None else f"{value * 100:.1f} %"
 
@@ -137,7 +144,8 @@ COLUMNS = (
     "input tok/step",
     "output tok/step",
     "calls/step",
-    "cost/step (USD)",
+    "USD/1k steps (cached input)",
+    "compression",
     "gold shown",
     "status",
 )
@@ -154,7 +162,8 @@ def row_cells(row: SweepRow) -> list[str]:
         f"{row.input_tokens_per_step:,.0f}",
         f"{row.output_tokens_per_step:,.1f}",
         f"{row.calls_per_step:.2f}",
-        "–" if row.cost_per_step is None else f"{row.cost_per_step:.5f}",
+        _usd(row),
+        _share(row.compression_rate),
         _share(row.gold_shown),
         row.status,
     ]

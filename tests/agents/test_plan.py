@@ -15,6 +15,7 @@ from webagent.gist.batch import split_parts
 from webagent.gist.cache import DryRunCache, GistCache
 from webagent.model.base import Backend, Completion, Message, Request
 from webagent.model.client import Model
+from webagent.model.prices import flat_price
 
 TASK = "Search flights from Oslo"
 #: the page as an agent reads it (the ``read_as`` fixture)
@@ -101,14 +102,14 @@ def test_the_table_prices_every_agent(flights_html: str) -> None:
         [Observation(task=TASK, html=flights_html)],
     )
     assert [p.agent for p in plans] == list(AGENT_NAMES)
-    text = format_plan(plans, "readagent-p", price_in=1.0, price_out=2.0)
-    assert "readagent-p *" in text and "cost" in text.splitlines()[0]
+    text = format_plan(plans, "readagent-p", flat_price(1.0, 2.0))
+    assert "readagent-p *" in text and "USD/1k steps" in text.splitlines()[0]
     raw = next(p for p in plans if p.agent == "raw-html").figures()
     assert raw["calls"] == 1
-    assert cost(raw, 1.0, 2.0) == pytest.approx(
+    assert cost(raw, flat_price(1.0, 2.0)) == pytest.approx(
         (raw["input_tokens"] + 2 * raw["output_tokens"]) / 1e6
     )
-    assert cost(raw, None, None) is None
+    assert cost(raw, None) is None
 
 
 def test_plan_answers_are_valid_for_the_parsers() -> None:

@@ -23,6 +23,10 @@ event that, while set, makes every chat request answer ``500`` (an outage a test
 and off); ``delay_s`` holds each chat request that long; ``peak_in_flight`` is the most chat
 requests the server was handling at once.
 
+``cached_tokens`` is what every answer reports as served from the endpoint's prompt cache,
+in ``usage.prompt_tokens_details.cached_tokens`` (OpenAI's field), or in ``timings.cache_n``
+with ``cache_field="timings"`` (llama.cpp server's older field); None: not reported.
+
 ``reject_json_schema`` makes it answer 500 to ``response_format.type == "json_schema"`` (as
 llama-cpp-python's server does). ``tokenizer`` picks which tokenize endpoints exist (one token
 a word; llama-cpp-python's ``/extras/tokenize`` also parses ``SPECIAL`` as a token of its own);
@@ -58,8 +62,12 @@ class FakeOpenAIServer(LoopbackServer):
         answer: Callable[[dict[str, Any]], str] | None = None,
         delay_s: float = 0.0,
         retry_after: str | None = None,
+        cached_tokens: int | None = None,
+        cache_field: Literal["usage", "timings"] = "usage",
     ) -> None:
         self.script = list(script)
+        self.cached_tokens = cached_tokens
+        self.cache_field = cache_field
         self.answer = answer
         self.delay_s = delay_s
         self.retry_after = retry_after
@@ -105,8 +113,24 @@ class FakeOpenAIServer(LoopbackServer):
                 self.in_flight -= 1
 
 
-def completion_body(reply: str, model: str, usage: tuple[int, int] = (11, 3)) -> dict[str, Any]:
-    """A chat completion answering ``reply`` (``usage``: prompt and completion tokens)."""
+def completion_body(
+    reply: str,
+    model: str,
+    usage: tuple[int, int] = (11, 3),
+    cached: int | None = None,
+    cache_field: str = "usage",
+) -> dict[str, Any]:
+    """A chat completion answering ``reply`` (``usage``: prompt and completion tokens;
+    ``cached``: prompt tokens it says its cache served, in ``cache_field``)."""
+    body = _completion(reply, model, usage)
+    if cached is not None and cache_field == "usage":
+        body["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
+    elif cached is not None:
+        body["timings"] = {"cache_n": cached, "prompt_n": usage[0] - cached}
+    return body
+
+
+def _completion(reply: str, model: str, usage: tuple[int, int]) -> dict[str, Any]:
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
@@ -185,7 +209,11 @@ def _handler_for(fake: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
         def _chat(self, behaviour: str, body: dict[str, Any]) -> None:
             model = str(body.get("model"))
             if behaviour == "ok":
-                self._send(200, completion_body(fake.reply_to(body), model))
+                reply = fake.reply_to(body)
+                self._send(
+                    200,
+                    completion_body(reply, model, (11, 3), fake.cached_tokens, fake.cache_field),
+                )
             elif behaviour in ("500", "503", "429", "400", "401"):
                 self._send(int(behaviour), _error(int(behaviour), f"scripted {behaviour}"))
             elif behaviour == "context":

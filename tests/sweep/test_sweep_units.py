@@ -47,13 +47,13 @@ def test_the_table_row_holds_scores_with_intervals_cost_and_gold_shown() -> None
         agent="raw-html", budget=2048, status="complete", model="m", tasks=3, steps=5,
         step_sr=Metric(value=0.25, low=0.0, high=0.5), element_acc=Metric(value=0.5),
         op_f1=Metric(value=0.75, low=0.5, high=1.0), input_tokens_per_step=1234.4,
-        output_tokens_per_step=12.25, calls_per_step=1.5, cost_per_step=0.0038865,
-        gold_shown=0.8,
+        output_tokens_per_step=12.25, calls_per_step=1.5, usd_per_1k_steps=3.8865,
+        cached_input_share=0.25, compression_rate=0.5, gold_shown=0.8,
     )  # fmt: skip
     lines = markdown_table([row]).splitlines()
     assert lines[2] == (
         "| raw-html | 2048 | 5 | 25.0 [0.0, 50.0] | 50.0 | 75.0 [50.0, 100.0] | 1,234 | 12.2 "
-        "| 1.50 | 0.00389 | 80.0 % | complete |"
+        "| 1.50 | 3.89 (25.0 %) | 50.0 % | 80.0 % | complete |"
     )
 
 

@@ -31,8 +31,10 @@ from webagent.gist.batch import split_parts
 from webagent.gist.cache import DryRunCache, GistCache
 from webagent.html.reading import MARK
 from webagent.method.memory import SHOWN_ID
+from webagent.model import prices
 from webagent.model.base import Backend, Completion, Message, Request
 from webagent.model.client import Model
+from webagent.model.prices import Price, TokenBill
 from webagent.tokens import truncate_to_tokens
 
 _OPENED = re.compile(r"Parts opened so far: ([^.\n]*)\.")
@@ -128,11 +130,7 @@ def sum_usage(steps: Iterable[dict[str, PhaseUsage]]) -> dict[str, PhaseUsage]:
     total: dict[str, PhaseUsage] = {}
     for usage in steps:
         for phase, u in usage.items():
-            t = total.setdefault(phase, PhaseUsage())
-            t.calls += u.calls
-            t.input_tokens += u.input_tokens
-            t.output_tokens += u.output_tokens
-            t.cache_hits += u.cache_hits
+            total.setdefault(phase, PhaseUsage()).add(u)
     return total
 
 
@@ -179,23 +177,19 @@ def plan_agents(
     ]
 
 
-def cost(figures: dict[str, int], price_in: float | None, price_out: float | None) -> float | None:
-    """Price of the figures at ``price_in``/``price_out`` per million tokens (None: no price)."""
-    if price_in is None and price_out is None:
+def cost(figures: dict[str, int], price: Price | None) -> float | None:
+    """USD of the figures at ``price`` (None: no price), every input token at the input
+    price: the plan assumes no prompt cache."""
+    if price is None:
         return None
-    return (
-        figures["input_tokens"] * (price_in or 0.0) + figures["output_tokens"] * (price_out or 0.0)
-    ) / 1e6
+    bill = TokenBill(input_tokens=figures["input_tokens"], output_tokens=figures["output_tokens"])
+    return prices.cost(bill, price)
 
 
 def format_plan(
-    plans: list[AgentPlan],
-    selected: str | None = None,
-    price_in: float | None = None,
-    price_out: float | None = None,
+    plans: list[AgentPlan], selected: str | None = None, price: Price | None = None
 ) -> str:
     """A table: per agent, calls and tokens per step and for the whole run (and cost)."""
-    priced = price_in is not None or price_out is not None
     head = [
         "agent",
         "steps",
@@ -206,7 +200,7 @@ def format_plan(
         "in tok",
         "out tok",
     ]
-    head += ["cost"] if priced else []
+    head += ["USD/1k steps", "USD"] if price is not None else []
     rows: list[list[str]] = []
     for plan in plans:
         f = plan.figures()
@@ -222,8 +216,8 @@ def format_plan(
             f"{f['input_tokens']:,}",
             f"{f['output_tokens']:,}",
         ]
-        price = cost(f, price_in, price_out)
-        rows += [row + ([f"{price:.4f}"] if price is not None else [])]
+        usd = cost(f, price)
+        rows += [row + ([f"{1000 * usd / n:,.2f}", f"{usd:.4f}"] if usd is not None else [])]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     lines = [
         "  ".join(
@@ -238,10 +232,8 @@ def format_plan(
     ]
     if selected is not None:
         notes.append("* the agent this command runs")
-    if priced:
-        notes.append(
-            f"cost at {price_in or 0:g} / {price_out or 0:g} per million input / output tokens"
-        )
+    if price is not None:
+        notes.append(f"cost at {price.describe()}; no prompt cache assumed (an upper bound)")
     for plan in plans:
         if plan.levelled:
             notes.append(
@@ -257,9 +249,7 @@ def format_plan(
     return "\n".join([*lines, *notes])
 
 
-def plan_payload(
-    plans: list[AgentPlan], price_in: float | None, price_out: float | None
-) -> dict[str, Any]:
+def plan_payload(plans: list[AgentPlan], price: Price | None) -> dict[str, Any]:
     """The plan as JSON (written beside an eval run as ``plan.json``)."""
     return {
         "schema_version": 1,
@@ -268,7 +258,7 @@ def plan_payload(
                 "agent": p.agent,
                 "steps": p.steps,
                 **p.figures(),
-                "cost": cost(p.figures(), price_in, price_out),
+                "cost": cost(p.figures(), price),
                 "by_phase": {k: v.model_dump() for k, v in p.total().items()},
                 "errors": p.errors,
                 "levelled_steps": p.levelled,
@@ -276,6 +266,5 @@ def plan_payload(
             }
             for p in plans
         ],
-        "price_in_per_mtok": price_in,
-        "price_out_per_mtok": price_out,
+        "price": price.model_dump(mode="json") if price is not None else None,
     }

@@ -1,4 +1,5 @@
-"""``--plan``, ``--price-in``, ``--price-out``: the cost plan on the command line."""
+"""``--plan`` and the prices (``--price-sheet``, ``--price-in``, ``--price-out``): the cost
+plan on the command line."""
 
 from __future__ import annotations
 
@@ -9,10 +10,30 @@ from webagent.build import open_agent
 from webagent.config import RunConfig
 from webagent.contracts import Observation
 from webagent.errors import ConfigError
+from webagent.model.prices import SHEET, Price, find_price, flat_price
+
+PRICE_SHEET_HELP = (
+    "price the tokens at a model of the price sheet (NAME, e.g. gpt-4.1-mini or "
+    f"claude-sonnet-4; the sheet: {SHEET.relative_to(SHEET.parents[2])}) or of a sheet of "
+    "your own (FILE:NAME): USD per 1,000 steps beside the tokens"
+)
+
+
+def add_price_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--price-sheet``, ``--price-in``, ``--price-out``: one meaning wherever they appear."""
+    parser.add_argument("--price-sheet", metavar="NAME|FILE:NAME", help=PRICE_SHEET_HELP)
+    parser.add_argument(
+        "--price-in", type=float, metavar="USD", help="price per 1M input tokens (no sheet)"
+    )
+    parser.add_argument(
+        "--price-out", type=float, metavar="USD", help="price per 1M output tokens (no sheet)"
+    )
 
 
 def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("cost plan", "what a run will cost, before spending it")
+    group = parser.add_argument_group(
+        "cost", "what a run will cost before spending it (--plan) and, for eval, what it cost"
+    )
     group.add_argument(
         "--plan",
         action="store_true",
@@ -20,21 +41,23 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
         "per step and in all, from the real segmentation, the templates and the model's token "
         "counter",
     )
-    group.add_argument("--price-in", type=float, metavar="USD", help="price per 1M input tokens")
-    group.add_argument("--price-out", type=float, metavar="USD", help="price per 1M output tokens")
+    add_price_arguments(group)
 
 
-def check_prices(args: argparse.Namespace) -> None:
-    for flag, value in (("--price-in", args.price_in), ("--price-out", args.price_out)):
-        if value is not None and value < 0:
-            raise ConfigError(f"{flag} {value}: a price cannot be negative")
+def price_from_args(args: argparse.Namespace) -> Price | None:
+    """The price the command line names (None: none); a bad one is a ConfigError line."""
+    if args.price_sheet is None:
+        return flat_price(args.price_in, args.price_out)
+    if args.price_in is not None or args.price_out is not None:
+        raise ConfigError("give --price-sheet or --price-in/--price-out, not both")
+    return find_price(args.price_sheet)
 
 
 def print_plan(args: argparse.Namespace, config: RunConfig, observations: list[Observation]) -> int:
     """The plan of every agent on ``observations``, with this command's settings."""
-    check_prices(args)
+    price = price_from_args(args)
     with open_agent(config) as opened:
         plans = plan_agents(config.agent, opened.model, observations, opened.gist_cache)
     print(f"cost plan for {len(observations)} steps (no model call was made):")
-    print(format_plan(plans, config.agent.agent, args.price_in, args.price_out))
+    print(format_plan(plans, config.agent.agent, price))
     return 0

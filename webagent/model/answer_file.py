@@ -46,6 +46,7 @@ class Answer(BaseModel):
     phase: str = "other"
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int | None = None  # as the answering API reported it, if it did
 
 
 def is_answers_file(path: Path) -> bool:
@@ -106,9 +107,8 @@ def append_answers(path: Path, answers: Iterable[Answer]) -> int:
         return 0
     path.parent.mkdir(parents=True, exist_ok=True)
     header = "" if path.exists() and path.stat().st_size else _header_line()
-    body = "".join(
-        json.dumps({"kind": "answer", **a.model_dump()}, ensure_ascii=False) + "\n" for a in fresh
-    )
+    lines = ({"kind": "answer", **a.model_dump(exclude_none=True)} for a in fresh)
+    body = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
     with path.open("a", encoding="utf-8") as handle:
         handle.write(header + body)
         handle.flush()

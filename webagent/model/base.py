@@ -18,6 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from webagent.contracts import Phase
 
 Role = Literal["system", "user", "assistant"]
+#: tokens a chat template adds around each message, and to prime the answer (an allowance)
+MESSAGE_TOKENS = 8
+REPLY_TOKENS = 4
 
 
 class Message(BaseModel):
@@ -66,6 +69,11 @@ class Completion(BaseModel):
     latency_s: float = 0.0
     finish_reason: str | None = None
     cached: bool = False
+    cached_input_tokens: int | None = Field(
+        default=None,
+        description="input tokens the provider's prompt cache served (part of input_tokens), "
+        "where the endpoint reports them; None where it does not",
+    )
     attempts: int = 1
 
 
@@ -99,7 +107,7 @@ class Backend(ABC):
 
     def count_message_tokens(self, messages: tuple[Message, ...]) -> int:
         """Tokens of a chat prompt, with a small allowance per message for the template."""
-        return sum(self.count_tokens(m.content) + 8 for m in messages) + 4
+        return sum(self.count_tokens(m.content) + MESSAGE_TOKENS for m in messages) + REPLY_TOKENS
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources (HTTP clients, model weights)."""

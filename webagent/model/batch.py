@@ -79,6 +79,7 @@ class BatchBackend(Backend):
             input_tokens=answer.input_tokens or self.count_message_tokens(request.messages),
             output_tokens=answer.output_tokens or self.count_tokens(answer.text),
             finish_reason="stop",
+            cached_input_tokens=answer.cached_input_tokens,
         )
 
     def count_tokens(self, text: str) -> int:

@@ -236,4 +236,5 @@ def _result(entry: dict[str, Any], model: str, how: str) -> Answer | tuple[str, 
         text=choice["message"].get("content") or "",
         input_tokens=int(usage.get("prompt_tokens", 0)),
         output_tokens=int(usage.get("completion_tokens", 0)),
+        cached_input_tokens=(usage.get("prompt_tokens_details") or {}).get("cached_tokens"),
     )

@@ -66,6 +66,7 @@ class CallLog:
                 output_tokens=result.output_tokens,
                 latency_s=result.latency_s,
                 cached=result.cached,
+                cached_input_tokens=result.cached_input_tokens,
             )
         )
 

@@ -12,7 +12,14 @@ from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 
 from webagent.errors import AwaitingAnswerError, ModelError
-from webagent.model.base import Backend, Completion, Message, Request
+from webagent.model.base import (
+    MESSAGE_TOKENS,
+    REPLY_TOKENS,
+    Backend,
+    Completion,
+    Message,
+    Request,
+)
 from webagent.model.counting import TokenCounts
 from webagent.model.retry import RetryPolicy
 from webagent.model.usage import PhaseStats, UsageLedger, usage_diff
@@ -85,7 +92,7 @@ class Model:
         if type(self._backend).count_message_tokens is Backend.count_message_tokens:
             # the backend's own formula, on remembered counts
             counts = self._counts.many([m.content for m in messages])
-            return sum(c + 8 for c in counts) + 4
+            return sum(c + MESSAGE_TOKENS for c in counts) + REPLY_TOKENS
         return self._backend.count_message_tokens(messages)
 
     # --- calling it --------------------------------------------------------------------

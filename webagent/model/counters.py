@@ -56,3 +56,22 @@ def chosen_counter(choice: str, gguf_path: Path | None) -> tuple[str, TokenCount
             gguf_path = default_model_path()
         return gguf_counter(gguf_path)
     return None
+
+
+def offline_counter(
+    backend: str, model: str | None, choice: str, gguf_path: Path | None
+) -> tuple[str, TokenCounter]:
+    """A counter that counts a finished run's texts again without its endpoint: the one
+    ``choice`` (the ``token_counter`` setting) names; for the batch backend its own
+    (``openai_counter``), for the local backend its GGUF's; else the byte estimate (a server's
+    tokenizer is not at hand after the run)."""
+    chosen = chosen_counter(choice, gguf_path)
+    if chosen is not None:
+        return chosen
+    if backend == "batch" and model:
+        return openai_counter(model)
+    if backend == "local":
+        found = chosen_counter("gguf", gguf_path)
+        if found is not None:
+            return found
+    return ESTIMATE, estimate_tokens

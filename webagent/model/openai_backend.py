@@ -154,6 +154,7 @@ class OpenAIBackend(Backend):
             input_tokens=usage.prompt_tokens if usage else estimate_tokens(_prompt(request)),
             output_tokens=usage.completion_tokens if usage else estimate_tokens(text),
             finish_reason=choice.finish_reason,
+            cached_input_tokens=reported_cached_tokens(response),
         )
 
     def _where(self) -> str:
@@ -264,6 +265,20 @@ class OpenAIBackend(Backend):
 
     def close(self) -> None:
         self._client.close()
+
+
+def reported_cached_tokens(response: Any) -> int | None:
+    """The prompt tokens an answer says its endpoint's cache served: OpenAI's (and llama.cpp
+    server's since 2026) ``usage.prompt_tokens_details.cached_tokens``, else llama.cpp
+    server's ``timings.cache_n``; None where the answer does not say (llama-cpp-python's
+    server reports neither)."""
+    usage = getattr(response, "usage", None)
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None)
+    if cached is None:
+        timings = getattr(response, "timings", None)
+        cached = timings.get("cache_n") if isinstance(timings, dict) else None
+    return int(cached) if isinstance(cached, int | float) else None
 
 
 def _prompt(request: Request) -> str:

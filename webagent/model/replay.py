@@ -70,7 +70,14 @@ class RecordingBackend(Backend):
                 "phase": request.phase,
                 "request": request.model_dump(mode="json", exclude={"phase"}),
                 "completion": completion.model_dump(
-                    mode="json", include={"text", "input_tokens", "output_tokens", "finish_reason"}
+                    mode="json",
+                    include={
+                        "text",
+                        "input_tokens",
+                        "output_tokens",
+                        "finish_reason",
+                        "cached_input_tokens",
+                    },
                 ),
                 "latency_s": round(completion.latency_s, 4),
             }
@@ -202,7 +209,7 @@ def _load_cassette(
             answers[entry["key"]].append(
                 {"text": entry["text"], "input_tokens": entry.get("input_tokens", 0),
                  "output_tokens": entry.get("output_tokens", 0), "finish_reason": "stop",
-                 "latency_s": 0.0}
+                 "cached_input_tokens": entry.get("cached_input_tokens"), "latency_s": 0.0}
             )  # fmt: skip
         elif kind == "tokens":
             counts[entry["text"]] = int(entry["count"])

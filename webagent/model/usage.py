@@ -30,6 +30,7 @@ class PhaseStats(PhaseUsage):
             latency_s=round(self.latency_s - before.latency_s, 6),
             cache_hits=self.cache_hits - before.cache_hits,
             cached_tokens=self.cached_tokens - before.cached_tokens,
+            cached_input_tokens=self.cached_input_tokens - before.cached_input_tokens,
             retries=self.retries - getattr(before, "retries", 0),
             errors=self.errors - getattr(before, "errors", 0),
         )
@@ -49,6 +50,7 @@ class UsageLedger:
             stats.input_tokens += completion.input_tokens
             stats.output_tokens += completion.output_tokens
             stats.latency_s += completion.latency_s
+            stats.cached_input_tokens += completion.cached_input_tokens or 0
             stats.cache_hits += int(completion.cached)
             stats.retries += retries
 
