@@ -28,13 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.kit import REPO, SHARED, SUMMARIES, figure_parser, intent_tasks, markdown_table
-from bench.kit.answers import ANSWERED_AT, ANSWERS, MODEL
+from bench.kit.answers import ANSWERED_AT, ANSWERS, MODEL, write_requests
+from bench.kit.answers import waiting as waiting_requests
 from mind2web_eval.cost import run_cost
 from mind2web_eval.report.compare import load_results
 from webagent.agents.settings import AgentSettings
 from webagent.cli import main as webagent_main
 from webagent.model.answer_file import read_answers
-from webagent.model.batch_rounds import BatchFolder
 from webagent.model.prices import find_price
 from webagent.prompts import all_template_versions
 
@@ -132,18 +132,6 @@ def run_row(row: Row, data: Path, work: Path) -> int:
     return webagent_main(argv)
 
 
-def to_answer(folder: BatchFolder, answered: set[str]) -> list[dict[str, Any]]:
-    """The request lines of ``folder``'s waiting rounds that no answers file answers (the
-    committed answers are read by the backend, not through ``--batch-results``)."""
-    lines = []
-    for round_ in folder.waiting():
-        for line in (folder.path / round_.file).read_text().splitlines():
-            entry = json.loads(line)
-            if entry["custom_id"] not in answered:
-                lines.append({"phase": round_.phases.get(entry["custom_id"]), **entry})
-    return lines
-
-
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
@@ -152,7 +140,7 @@ def row_figures(row: Row, work: Path, answered: set[str]) -> dict[str, Any]:
     out = work / row.slug
     results = load_results(out / "results.json")
     overall, diag = results.score.overall, results.diagnostics
-    waiting = to_answer(BatchFolder(out / "batch"), answered)
+    waiting = waiting_requests(out / "batch", answered)
     pending = results.attempts.steps_pending
 
     def ci(name: str) -> list[float] | None:
@@ -347,29 +335,12 @@ def main() -> int:
                 return code
             figures.append(row_figures(row, work, answered))
         if args.requests is not None:
-            return write_requests(rows, work, args.requests, answered)
+            folders = {row.slug: work / row.slug / "batch" for row in rows}
+            return write_requests(folders, args.requests, answered)
         payload, text = summary(figures, data)
     if args.check:
         return check(payload, text, args.summaries)
     return write(payload, text, figures, args.summaries)
-
-
-def write_requests(rows: list[Row], work: Path, out: Path, answered: set[str]) -> int:
-    """Each row's requests still to answer under ``out/<row>/requests.jsonl``; a request two
-    rows share goes to the first."""
-    seen: set[str] = set()
-    for row in rows:
-        lines = []
-        for entry in to_answer(BatchFolder(work / row.slug / "batch"), answered):
-            if entry["custom_id"] not in seen:
-                seen.add(entry["custom_id"])
-                lines.append(json.dumps(entry))
-        if lines:
-            (out / row.slug).mkdir(parents=True, exist_ok=True)
-            (out / row.slug / "requests.jsonl").write_text("\n".join(lines) + "\n")
-        print(f"{row.label}: {len(lines)} requests to answer", file=sys.stderr)
-    print(f"{len(seen)} requests in all under {out}", file=sys.stderr)
-    return 0
 
 
 def write(payload: dict[str, Any], text: str, rows: list[dict[str, Any]], folder: Path) -> int:
