@@ -22,16 +22,35 @@ from __future__ import annotations
 import hashlib
 
 from live_runner.records import EpisodeResult
-from webagent.contracts import Observation
+from webagent.contracts import AXTree, Observation
 
 #: how an episode that is run again ended the time before (the same command reruns these)
 UNFINISHED = ("error", "pending", "interrupted")
 
 
 def digest(observation: Observation) -> str:
-    """What an observation would make the agent ask, as a short hash."""
+    """What an observation would make the agent ask, as a short hash. The accessibility tree's
+    node ids are the browser's own (its text boxes get a new one on every launch) and are
+    shown to no agent, so they are numbered in tree order first."""
+    if observation.axtree is not None:
+        observation = observation.model_copy(update={"axtree": _numbered(observation.axtree)})
     blob = observation.model_dump_json().encode("utf-8")
     return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def _numbered(tree: AXTree) -> AXTree:
+    """``tree`` with its node ids replaced by their positions."""
+    number = {node.node_id: str(i) for i, node in enumerate(tree.nodes)}
+    nodes = [
+        node.model_copy(
+            update={
+                "node_id": number[node.node_id],
+                "children": [number.get(child, "?") for child in node.children],
+            }
+        )
+        for node in tree.nodes
+    ]
+    return tree.model_copy(update={"nodes": nodes})
 
 
 def diverged_at(recorded: list[str], replayed: list[str]) -> int | None:

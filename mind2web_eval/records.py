@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
-from webagent.contracts import ElementCandidate, Op
+from webagent.contracts import MIND2WEB_OPS, ElementCandidate, Op
 
 
 def _id_as_text(value: Any) -> Any:
@@ -79,10 +79,18 @@ class Candidate(BaseModel):
         return parsed
 
 
+def _mind2web_op(op: Op | None) -> Op | None:
+    """Mind2Web's operations are CLICK, TYPE and SELECT; a live one (HOVER, PRESS...) is named."""
+    if op is not None and op not in MIND2WEB_OPS:
+        offered = ", ".join(o.value for o in MIND2WEB_OPS)
+        raise ValueError(f"{op.value} is not a Mind2Web operation ({offered})")
+    return op
+
+
 class Operation(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    op: Op
+    op: Annotated[Op, AfterValidator(_mind2web_op)]
     original_op: str | None = None
     value: str = ""
 
@@ -205,7 +213,7 @@ class Prediction(BaseModel):
     annotation_id: str
     action_uid: str
     element_id: ElementId | None = None
-    op: Op | None = None
+    op: Annotated[Op | None, AfterValidator(_mind2web_op)] = None
     value: str = ""
     error_class: str | None = None
 

@@ -16,13 +16,13 @@ from live_runner.commands.common import EXIT_PENDING, continue_argv, exit_status
 from live_runner.episode import Acted, Ending, EndReason, Episode
 from live_runner.observe import PageSnapshot
 from live_runner.records import EpisodeResult
-from live_runner.rounds import diverged_at, follow
+from live_runner.rounds import digest, diverged_at, follow
 from live_runner.safety import SecretStore
 from live_runner.settings import LimitSettings, SuiteSettings
 from live_runner.suite import format_table, run_suite
 from live_runner.trace import RunTracer
 from webagent.cli.batch import EXIT_WAITING
-from webagent.contracts import Action, Observation, Op, StepTrace
+from webagent.contracts import Action, AXNode, AXTree, Observation, Op, StepTrace
 
 
 def test_a_replay_diverges_at_the_first_step_it_does_not_reproduce() -> None:
@@ -31,6 +31,19 @@ def test_a_replay_diverges_at_the_first_step_it_does_not_reproduce() -> None:
     assert diverged_at(["a", "b"], ["a", "x", "c"]) == 2  # another page at step 2
     assert diverged_at(["a", "b"], ["a"]) == 2  # ended (or suspended) before step 2
     assert diverged_at([], []) is None
+
+
+def test_the_browsers_own_node_ids_are_not_a_divergence() -> None:
+    def seen(text_box: str, name: str) -> Observation:
+        nodes = [
+            AXNode(node_id="48", role="StaticText", name=name, children=[text_box]),
+            AXNode(node_id=text_box, role="InlineTextBox", name=name),
+        ]
+        return Observation(task="t", html="<p>x</p>", axtree=AXTree(nodes=nodes, source="cdp"))
+
+    # Chromium numbers a text box anew at each launch: the same page, the same digest
+    assert digest(seen("-1000000009", "Myron")) == digest(seen("-1000000011", "Myron"))
+    assert digest(seen("-1000000009", "Myron")) != digest(seen("-1000000009", "Myra"))
 
 
 def test_each_attempt_follows_the_one_before() -> None:
