@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from webagent.agents.context import context_budget
 from webagent.agents.registry import build_agent
 from webagent.config import RunConfig
 from webagent.contracts import Agent
@@ -41,17 +42,26 @@ def open_gist_cache(config: RunConfig) -> GistCache | None:
 
 
 @contextmanager
-def open_agent(config: RunConfig) -> Iterator[OpenAgent]:
-    """Build model, gist cache and agent from ``config``; close the model and cache after."""
-    with factory.build_model(config.model) as model:
+def open_model(
+    config: RunConfig, *, planning: bool = False
+) -> Iterator[tuple[Model, GistCache | None]]:
+    """The model and gist cache of ``config``, closed after; a context budget the model's
+    window cannot hold is refused here, before anything runs (``context_budget``).
+    ``planning``: for a cost plan, which calls no model (``ModelSettings.planning``)."""
+    settings = config.model.model_copy(update={"planning": True}) if planning else config.model
+    with factory.build_model(settings) as model:
+        context_budget(config.agent, model)
         cache = open_gist_cache(config)
         try:
-            yield OpenAgent(
-                config=config,
-                agent=build_agent(config.agent, model, cache),
-                model=model,
-                gist_cache=cache,
-            )
+            yield model, cache
         finally:
             if cache is not None:
                 cache.close()
+
+
+@contextmanager
+def open_agent(config: RunConfig) -> Iterator[OpenAgent]:
+    """Build model, gist cache and agent from ``config``; close the model and cache after."""
+    with open_model(config) as (model, cache):
+        agent = build_agent(config.agent, model, cache)
+        yield OpenAgent(config=config, agent=agent, model=model, gist_cache=cache)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from webagent.agents.plan import format_plan, plan_agents
-from webagent.build import open_agent
+from webagent.agents.plan import budget_line, format_plan, plan_agents
+from webagent.build import open_model
 from webagent.config import RunConfig
 from webagent.contracts import Observation
 from webagent.errors import ConfigError
@@ -56,8 +56,10 @@ def price_from_args(args: argparse.Namespace) -> Price | None:
 def print_plan(args: argparse.Namespace, config: RunConfig, observations: list[Observation]) -> int:
     """The plan of every agent on ``observations``, with this command's settings."""
     price = price_from_args(args)
-    with open_agent(config) as opened:
-        plans = plan_agents(config.agent, opened.model, observations, opened.gist_cache)
+    with open_model(config, planning=True) as (model, cache):
+        plans = plan_agents(config.agent, model, observations, cache)
+        budget = budget_line(config.agent, model)
     print(f"cost plan for {len(observations)} steps (no model call was made):")
     print(format_plan(plans, config.agent.agent, price))
+    print(budget)
     return 0

@@ -34,6 +34,13 @@ from webagent.model.server_extras import (
 )
 from webagent.model.settings import ModelSettings
 from webagent.model.tiktoken_counter import tiktoken_counter
+from webagent.model.windows import (
+    SET_WINDOW,
+    ContextWindow,
+    known_window,
+    setting_window,
+    unknown_window,
+)
 from webagent.tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -42,7 +49,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 OPENAI_HOST = "api.openai.com"
-DEFAULT_CONTEXT_WINDOW = 8192
 _TOKEN_CACHE_SIZE = 4096
 _PROBE_TIMEOUT_S = 10.0
 #: token counters that ask the server (one request a count)
@@ -50,6 +56,11 @@ _REMOTE_METHODS = ("llama-cpp-python", "llama.cpp")
 
 
 class OpenAIBackend(Backend):
+    """With ``settings.planning`` (a cost plan, which calls no model) no API key is needed,
+    and the server is asked nothing that the token counter does not ask it (with
+    ``token_counter`` estimate or gguf, the window comes from the setting or the table of
+    known models)."""
+
     def __init__(self, settings: ModelSettings) -> None:
         if not settings.model:
             where = settings.base_url or "the endpoint"
@@ -65,12 +76,14 @@ class OpenAIBackend(Backend):
             OPENAI_HOST,
         )
         self._api_key = settings.api_key.get_secret_value() if settings.api_key else None
-        if self._api_key is None and self._is_openai:
+        if self._api_key is None and self._is_openai and not settings.planning:
             raise ConfigError("no API key for OpenAI: set OPENAI_API_KEY")
+        self._offline = settings.planning and settings.token_counter != "auto"
         self._client = self._make_client(settings)
         self._mode = settings.structured_output
         self._lock = threading.Lock()
-        self._context_window = settings.context_window
+        given = settings.context_window
+        self._window: ContextWindow | None = setting_window(given) if given else None
         self._counter: Counter | None = None
         self.token_count_method: str | None = None
         self._token_cache: OrderedDict[str, int] = OrderedDict()
@@ -162,25 +175,39 @@ class OpenAIBackend(Backend):
 
     # --- tokens and context ------------------------------------------------------------
     @property
-    def context_window(self) -> int:
-        """``context_window`` setting, else what the server reports, else 8192."""
-        if self._context_window is None:
-            self._context_window = self._discover_context_window()
-        return self._context_window
+    def context_window(self) -> int | None:  # type: ignore[override]
+        return self.window().tokens
 
-    @context_window.setter
-    def context_window(self, value: int) -> None:
-        self._context_window = value
+    def window(self) -> ContextWindow:
+        """The ``context_window`` setting, else what the server reports, else the table of
+        known models; else unknown (api.openai.com reports none)."""
+        if self._window is None:
+            self._window = self._find_window()
+        return self._window
 
-    def _discover_context_window(self) -> int:
+    def _find_window(self) -> ContextWindow:
+        if self._offline:
+            known = known_window(self.name)
+            if known is None:
+                raise ConfigError(
+                    f"the plan asks no server with --token-counter "
+                    f"{self._settings.token_counter}, and {self.name} is not in the table of "
+                    f"known models: give its context window with {SET_WINDOW}"
+                )
+            return known
         if not self._is_openai and self._base_url:
             root = server_root(self._base_url)
             try:
-                return find_context_window(root, self._base_url, self._api_key, _PROBE_TIMEOUT_S)
+                tokens = find_context_window(root, self._base_url, self._api_key, _PROBE_TIMEOUT_S)
             except NotOffered:
                 pass
-        log.info("%s: context window unknown; assuming %d", self._where(), DEFAULT_CONTEXT_WINDOW)
-        return DEFAULT_CONTEXT_WINDOW
+            else:
+                return ContextWindow(tokens, f"what the server at {root} reports")
+        known = known_window(self.name)
+        if known is not None:
+            return known
+        asked = "api.openai.com reports none" if self._is_openai else "the server reports none"
+        return unknown_window(self.name, asked)
 
     def count_tokens(self, text: str) -> int:
         """The server's own tokenizer where it has one; for api.openai.com tiktoken when the
