@@ -110,6 +110,10 @@ class Backend(ABC):
         """Whether each count is a request to a server (then counting many at once pays)."""
         return False
 
+    def keep_counts(self, counts: dict[str, int]) -> None:  # noqa: B027 - optional hook
+        """Counts of fixed texts (what building an agent counts) worth keeping for the next
+        run against this endpoint, where counting costs requests; default: nothing kept."""
+
     def count_message_tokens(self, messages: tuple[Message, ...]) -> int:
         """Tokens of a chat prompt, with a small allowance per message for the template."""
         return sum(self.count_tokens(m.content) + MESSAGE_TOKENS for m in messages) + REPLY_TOKENS

@@ -94,6 +94,10 @@ class Model:
     def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
         return self._counts.many(texts)
 
+    def keep_counts(self, counts: dict[str, int]) -> None:
+        """Counts of fixed texts, kept for the next run where the backend keeps any."""
+        self._backend.keep_counts(counts)
+
     def count_message_tokens(self, messages: tuple[Message, ...]) -> int:
         if type(self._backend).count_message_tokens is Backend.count_message_tokens:
             # the backend's own formula, on remembered counts

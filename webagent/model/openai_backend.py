@@ -27,13 +27,12 @@ from webagent.model.server_extras import (
     BatchCounter,
     Counter,
     NotOffered,
-    find_batch_counter,
     find_context_window,
-    find_token_counter,
     server_root,
 )
 from webagent.model.settings import ModelSettings
 from webagent.model.tiktoken_counter import tiktoken_counter
+from webagent.model.tokenizer_profile import ProfileFile, ServerTokenizer
 from webagent.model.windows import (
     SET_WINDOW,
     ContextWindow,
@@ -59,7 +58,8 @@ class OpenAIBackend(Backend):
     """With ``settings.planning`` (a cost plan, which calls no model) no API key is needed,
     and the server is asked nothing that the token counter does not ask it (with
     ``token_counter`` estimate or gguf, the window comes from the setting or the table of
-    known models)."""
+    known models). ``settings.tokenizer_profiles``: where what a server's tokenizer took to
+    learn is kept between runs (:mod:`webagent.model.tokenizer_profile`)."""
 
     def __init__(self, settings: ModelSettings) -> None:
         if not settings.model:
@@ -88,6 +88,18 @@ class OpenAIBackend(Backend):
         self.token_count_method: str | None = None
         self._token_cache: OrderedDict[str, int] = OrderedDict()
         self._batch: BatchCounter | Literal[False] | None = False  # False: not probed yet
+        kept = settings.tokenizer_profiles
+        self._server = (
+            None
+            if self._is_openai or not self._base_url
+            else ServerTokenizer(
+                server_root(self._base_url),
+                self.name,
+                self._api_key,
+                _PROBE_TIMEOUT_S,
+                ProfileFile(kept) if kept is not None else None,
+            )
+        )
 
     def _make_client(self, settings: ModelSettings) -> OpenAI:
         try:
@@ -257,14 +269,17 @@ class OpenAIBackend(Backend):
         with self._lock:
             if self._batch is False:
                 method = self.token_count_method or ""
-                if method in _REMOTE_METHODS and self._base_url:
-                    root = server_root(self._base_url)
-                    self._batch = find_batch_counter(
-                        root, self._api_key, _PROBE_TIMEOUT_S, method, counter
-                    )
+                if method in _REMOTE_METHODS and self._server is not None:
+                    self._batch = self._server.batch(method, counter)
                 else:
                     self._batch = None
             return self._batch
+
+    def keep_counts(self, counts: dict[str, int]) -> None:
+        """Counts of fixed texts, kept with the server's tokenizer profile for the next run."""
+        if self._server is not None and self.token_count_method in _REMOTE_METHODS:
+            with self._lock:
+                self._server.keep_counts(counts)
 
     def _token_counter(self) -> Counter:
         with self._lock:
@@ -276,13 +291,12 @@ class OpenAIBackend(Backend):
         chosen = chosen_counter(self._settings.token_counter, self._settings.model_path)
         if chosen is not None:
             return chosen
-        if not self._is_openai and self._base_url:
-            try:
-                return find_token_counter(
-                    server_root(self._base_url), self._api_key, _PROBE_TIMEOUT_S
-                )
-            except NotOffered:
-                pass
+        found = self._server.find() if self._server is not None else None
+        if found is not None:
+            profile = self._server.profile if self._server is not None else None
+            if profile is not None:  # the fixed texts' counts, verified with the profile
+                self._token_cache.update(profile.counts)
+            return found
         if self._is_openai:
             local = tiktoken_counter(self.name)
             if local is not None:

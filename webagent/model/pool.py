@@ -87,6 +87,10 @@ class ReplicaPool(Backend):
         known = [w for w in windows if w.tokens is not None]
         return min(known, key=lambda w: w.tokens or 0) if known else windows[0]
 
+    def keep_counts(self, counts: dict[str, int]) -> None:
+        for replica in self.replicas:
+            replica.backend.keep_counts(counts)
+
     # --- choosing a replica --------------------------------------------------------------
     def _live(self) -> list[Replica]:
         return [r for r in self.replicas if r.alive]

@@ -56,6 +56,9 @@ class RecordingBackend(Backend):
     def window(self) -> ContextWindow:
         return self._inner.window()
 
+    def keep_counts(self, counts: dict[str, int]) -> None:
+        self._inner.keep_counts(counts)
+
     @property
     def max_concurrency(self) -> int:  # type: ignore[override]
         return self._inner.max_concurrency

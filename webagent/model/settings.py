@@ -95,6 +95,12 @@ class ModelSettings(BaseModel):
         description="auto: the backend's own (server tokenizer, tiktoken, else the estimate); "
         "estimate: 5 tokens per 8 bytes; gguf: the tokenizer of model_path (default SmolLM2)",
     )
+    tokenizer_profiles: Path | None = Field(
+        default=None,
+        description="a JSON file keeping what servers' tokenizers took to learn, by server "
+        "and model (webagent.model.tokenizer_profile); set by open_model to tokenizers.json "
+        "beside the gist cache, never recorded",
+    )
     planning: bool = Field(
         default=False,
         description="a cost plan (--plan), which calls no model: no API key is needed, and "
@@ -155,7 +161,7 @@ class ModelSettings(BaseModel):
 
     def manifest(self) -> dict[str, Any]:
         """What a run manifest records: every setting except the secret."""
-        data = self.model_dump(mode="json", exclude={"api_key", "planning"})
+        data = self.model_dump(mode="json", exclude={"api_key", "planning", "tokenizer_profiles"})
         data["model"] = self.model_name
         data["api_key_set"] = self.api_key is not None
         return data
