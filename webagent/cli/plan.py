@@ -39,7 +39,9 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="make no model call: print per agent the expected calls and input/output tokens "
         "per step and in all, from the real segmentation, the templates and the model's token "
-        "counter",
+        "counter, and the budget and window used; an agent the budget is too small for is "
+        "marked 'cannot run'; with --token-counter estimate no server is asked (the window "
+        "from --set model.context_window=N or the table of known models)",
     )
     add_price_arguments(group)
 
