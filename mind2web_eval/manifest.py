@@ -66,6 +66,12 @@ class RunManifest(BaseModel):
     agent: dict[str, Any]
     model: dict[str, Any]
     model_identity: dict[str, Any] = Field(description="backend + model name: fixed per run")
+    budget: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the context budget used (context_budget), the one asked for "
+        "(context_budget_asked, None: the window), the model's context_window (None: not "
+        "known) and window_source, where that figure comes from",
+    )
     prompts: dict[str, str] = Field(default_factory=dict)
     packages: dict[str, str | None] = Field(default_factory=package_versions)
     git_revision: str | None = None

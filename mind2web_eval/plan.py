@@ -15,7 +15,7 @@ from pathlib import Path
 
 from mind2web_eval.data import iter_tasks
 from mind2web_eval.stepping import Render, no_page
-from webagent.agents.plan import AgentPlan, format_plan, plan_agent, plan_payload
+from webagent.agents.plan import AgentPlan, budget_line, format_plan, plan_agent, plan_payload
 from webagent.agents.plan_rounds import plan_rounds
 from webagent.agents.registry import agent_names, reads_axtree
 from webagent.agents.settings import AgentSettings
@@ -101,7 +101,9 @@ def print_plan_before_run(run: RunToPlan, *, rounds: bool = False) -> None:
     steps = plans[0].steps if plans else 0
     print(f"cost plan for {steps} steps (no model call was made):")
     print(format_plan(plans, run.settings.agent, run.price))
-    if rounds:
+    print(budget_line(run.settings, run.model))
+    runs = any(p.agent == run.settings.agent and p.refused is None for p in plans)
+    if rounds and runs:
         observations = run.observations(run.settings.agent)
         print(plan_rounds(run.settings, run.model, observations, run.gist_cache).describe())
 

@@ -102,6 +102,8 @@ class EvalSubject:
     gist_cache: GistCache | None = None
     #: (saved page, its name) -> the page the agent sees; None: the page as saved
     render: Render | None = None
+    #: the budget used, the one asked for, the model's window and where it comes from
+    budget: dict[str, Any] = field(default_factory=dict)
 
 
 class RunOutcome(BaseModel):
@@ -162,6 +164,7 @@ def _manifest(settings: EvalSettings, subject: EvalSubject) -> RunManifest:
         agent=subject.agent_settings,
         model=subject.model_settings,
         model_identity=subject.model_identity,
+        budget=subject.budget,
         prompts=all_template_versions(),
         git_revision=git_revision(),
         data_source=settings.data,

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from mind2web_eval.runner import EvalSubject
+from webagent.agents.context import budget_record
 from webagent.build import OpenAgent, open_agent
 from webagent.config import RunConfig
 
@@ -19,6 +20,7 @@ def describe_subject(opened: OpenAgent) -> EvalSubject:
         model_settings=config.model.manifest(),
         model_identity={"backend": config.model.backend, "model": opened.model.name},
         gist_cache=opened.gist_cache,
+        budget=budget_record(config.agent, opened.model),
     )
 
 

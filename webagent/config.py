@@ -46,7 +46,9 @@ class _Section(BaseModel):
 
 
 class GistCacheSettings(_Section):
-    """Where gists are kept between runs (a SQLite file), or not at all."""
+    """Where gists are kept between runs (a SQLite file), or not at all; beside it,
+    ``tokenizers.json`` keeps what servers' tokenizers took to learn
+    (:mod:`webagent.model.tokenizer_profile`)."""
 
     enabled: bool = True
     path: Path | None = Field(default=None, description=f"default {DEFAULT_GIST_CACHE}")

@@ -109,7 +109,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
     from mind2web_eval.plan import RunToPlan, plan_beside_run, print_plan_before_run
     from mind2web_eval.runner import EvalSettings, run_eval
     from mind2web_eval.subject import describe_subject
-    from webagent.build import open_agent
+    from webagent.build import open_agent, open_model
     from webagent.cli.plan import price_from_args
     from webagent.cli.render import check_page_source, page_renderer
 
@@ -138,13 +138,20 @@ def run_eval_command(args: argparse.Namespace) -> int:
         config=config.manifest(),
     )
     batch = BatchRounds(config) if config.model.backend == "batch" else None
-    if batch is not None and not args.plan:
+    if args.plan:  # every agent planned (the run's own too where it cannot run); no model call
+        with open_model(config, planning=True) as (model, cache), contextlib.ExitStack() as stack:
+            render = None
+            if section.render:  # every agent is planned, the one that reads the tree too
+                render = stack.enter_context(page_renderer(config, axtree=True))
+            run = RunToPlan(
+                config.agent, model, data, section.limit, cache, price, section.strict, render
+            )
+            print_plan_before_run(run, rounds=batch is not None)
+        return 0
+    if batch is not None:
         batch.ingest(args.batch_results)
     with open_agent(config) as opened, contextlib.ExitStack() as stack:
-        render = None
-        if section.render:  # --plan prices every agent, the one that reads the tree too
-            axtree = True if args.plan else None
-            render = stack.enter_context(page_renderer(config, axtree=axtree))
+        render = stack.enter_context(page_renderer(config)) if section.render else None
         to_plan = RunToPlan(
             config.agent,
             opened.model,
@@ -155,9 +162,6 @@ def run_eval_command(args: argparse.Namespace) -> int:
             strict=section.strict,
             render=render,
         )
-        if args.plan:
-            print_plan_before_run(to_plan, rounds=batch is not None)
-            return 0
         plan_beside_run(to_plan, args.out)
         subject = describe_subject(opened)
         subject.render = render

@@ -79,7 +79,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run_sweep_command(args: argparse.Namespace) -> int:
     from mind2web_eval.subject import open_subject
-    from mind2web_eval.sweep.run import rescore_sweep, run_sweep, sweep_base_config
+    from mind2web_eval.sweep.run import (
+        check_budgets,
+        rescore_sweep,
+        run_sweep,
+        sweep_base_config,
+    )
     from mind2web_eval.sweep.spec import build_spec, parse_budgets, parse_list
     from webagent.cli.options import config_from_args
     from webagent.config import EvalSection
@@ -124,6 +129,7 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         scoring=scoring_settings(section).model_dump(mode="json"),
         config=base.manifest(),
     )
+    check_budgets(base, spec.budgets)
     argv = sys.argv[1:]
     batch = BatchRounds(base) if base.model.backend == "batch" else None
 

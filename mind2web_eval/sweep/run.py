@@ -58,6 +58,17 @@ def cell_config(base: RunConfig, out: Path, cell: Cell) -> RunConfig:
     return base.model_copy(update={"agent": agent, "model": model})
 
 
+def check_budgets(base: RunConfig, budgets: tuple[int, ...]) -> None:
+    """Every budget of the sweep against the model's window, before any cell runs: one over
+    it is a ConfigError (``context_budget``), not a cell that fails after the others ran."""
+    from webagent.agents.context import context_budget
+    from webagent.model.factory import build_model
+
+    with build_model(base.model) as model:
+        for budget in sorted(budgets, reverse=True):
+            context_budget(base.agent.model_copy(update={"context_budget": budget}), model)
+
+
 def cell_done(out: Path, cell: Cell) -> bool:
     folder = cell_dir(out, cell)
     manifest = read_manifest(folder / "manifest.json")

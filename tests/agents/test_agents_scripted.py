@@ -250,7 +250,9 @@ def test_every_agent_keeps_the_prompt_inside_the_budget(
 @pytest.mark.parametrize("agent", ["raw-html", "readagent-p"])
 def test_a_budget_with_no_room_for_the_page_is_a_config_error(agent: str) -> None:
     model = Model(scripted(), sleep=lambda _: None)
-    with pytest.raises(ConfigError, match=r"context budget 600 leaves no room for the page"):
+    with pytest.raises(
+        ConfigError, match=rf"--context-budget 600 leaves {agent} no room for the page"
+    ):
         build_agent(AgentSettings(agent=agent, context_budget=600), model)
     # without a repair turn to keep room for, a little more holds a page
     build_agent(AgentSettings(agent="raw-html", context_budget=700, repair_attempts=0), model)

@@ -33,8 +33,10 @@ def three_steps(folder: Path) -> Path:
 
 
 def endpoint(fake: FakeOpenAIServer) -> list[str]:
+    # the fake reports no context window: the test says what it is
     return [
         "--backend", "openai", "--base-url", fake.base_url, "--model", "fake",
+        "--set", "model.context_window=8192",
         "--token-counter", "estimate", "--repair-attempts", "0", "--bootstrap", "10",
         "--no-progress",
     ]  # fmt: skip

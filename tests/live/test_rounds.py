@@ -327,6 +327,7 @@ def test_webagent_run_goes_in_rounds_and_a_finished_run_is_not_rerun(
     ]
     argv += ["--max-steps", "2", "--out", str(out), "--model", MODEL, "--backend", "batch"]
     argv += ["--token-counter", "estimate", "--no-gist-cache", "--no-screenshots"]
+    argv += ["--context-budget", "4096"]  # the oracle model is in no table of windows
     argv += ["--agent", "raw-html"] + (
         ["--browser-path", str(CHROMIUM)] if CHROMIUM.exists() else []
     )

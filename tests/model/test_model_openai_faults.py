@@ -30,8 +30,8 @@ def ask(**kwargs: Any) -> Request:
 
 
 def model_for(base_url: str, sleeps: list[float] | None = None, **settings: Any) -> Model:
-    values: dict[str, Any] = {"max_retries": 2, "timeout_s": 5.0, **settings}
-    config = ModelSettings(backend="openai", model="fake-model", base_url=base_url, **values)
+    values: dict[str, Any] = {"max_retries": 2, "timeout_s": 5.0, "model": "fake-model", **settings}
+    config = ModelSettings(backend="openai", base_url=base_url, **values)
     return build_model(config, sleep=(sleeps.append if sleeps is not None else lambda _s: None))
 
 
@@ -182,14 +182,20 @@ def test_token_counting_finds_the_server_tokenizer_once(
     assert model.backend.token_count_method == method  # type: ignore[attr-defined]
 
 
-def test_context_window_from_the_server_or_settings_or_default() -> None:
+def test_context_window_from_the_settings_the_server_the_table_or_unknown() -> None:
     with FakeOpenAIServer(n_ctx=2048) as fake:
         with model_for(fake.base_url) as model:
             assert model.context_window == 2048
+            assert model.window().source.startswith("what the server at http://127.0.0.1:")
         with model_for(fake.base_url, context_window=1024) as model:
             assert model.context_window == 1024
-    with FakeOpenAIServer() as fake, model_for(fake.base_url) as model:
-        assert model.context_window == 8192
+    with FakeOpenAIServer() as fake:
+        with model_for(fake.base_url, model="Qwen/Qwen2.5-7B-Instruct") as model:
+            assert model.context_window == 32768  # the table of known models
+            assert model.window().source.startswith("the table of known models, entry qwen2.5*")
+        with model_for(fake.base_url) as model:  # no figure anywhere: none is made up
+            assert model.context_window is None
+            assert "fake-model is not in the table of known models" in model.window().source
 
 
 def test_recording_through_faults_keeps_only_answers(tmp_path) -> None:

@@ -99,4 +99,5 @@ def test_a_sweep_and_an_eval_stopped_by_max_errors_exit_alike(tmp_path: Path) ->
         sweep[sweep.index("--agents") + 1], sweep[sweep.index("--budgets") + 1] = "raw-html", "768"
         assert main(sweep) == 3
         evaluation = ["eval", "--data", str(SAMPLES), "--out", str(tmp_path / "eval")]
+        evaluation += ["--context-budget", "1024"]  # the fake reports no window
         assert main([*evaluation, "--agent", "raw-html", "--no-progress", *model]) == 3

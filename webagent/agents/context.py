@@ -16,7 +16,7 @@ shortened before that, and what is dropped is counted in the trace.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from webagent.agents.settings import AgentSettings
 from webagent.errors import ConfigError
@@ -37,8 +37,36 @@ _TYPICAL_HEADER = "[Part 999] (full) body > … > div#main-content > section#res
 
 
 def context_budget(settings: AgentSettings, model: Model) -> int:
-    budget = settings.context_budget or model.context_window
-    return min(budget, model.context_window)
+    """The budget every prompt is held to: ``context_budget`` as asked, else the model's
+    window. A budget over a known window is a ConfigError naming both and the setting that
+    changes the window (nothing is cut silently); where the window is unknown, the budget
+    asked for is used (the manifest says the window was unknown), and with no budget either
+    it is a ConfigError naming both settings."""
+    budget, window = settings.context_budget, model.window()
+    if budget is None:
+        if window.tokens is None:
+            raise ConfigError(
+                f"no context budget for {model.name}: its context window is {window.source}; "
+                f"give one with --context-budget N, or the window with {window.change}"
+            )
+        return window.tokens
+    if window.tokens is not None and budget > window.tokens:
+        raise ConfigError(
+            f"context budget {budget} is over the context window of {model.name}: "
+            f"{window.tokens} tokens, from {window.source}; ask for at most {window.tokens}, "
+            f"or set the window with {window.change} if the model takes more"
+        )
+    return budget
+
+
+def budget_record(settings: AgentSettings, model: Model) -> dict[str, object]:
+    """What a run manifest says about its budget: the one used, the one asked for, the
+    model's window and where that figure comes from."""
+    return {
+        "context_budget": context_budget(settings, model),
+        "context_budget_asked": settings.context_budget,
+        **model.window().record(),
+    }
 
 
 def gist_line_tokens(settings: AgentSettings, count: TokenCounter) -> int:
@@ -66,15 +94,18 @@ def segment_settings(
     count = model.count_tokens
     # the act answer, and a repair turn where one may follow (webagent.method.act)
     answer_room = act_answer_room(model, settings.act_max_tokens, settings.repair_attempts)
-    window = context_budget(settings, model)
+    budget = context_budget(settings, model)
     reserved = settings.reserve_tokens + answer_room + SAFETY_MARGIN
-    if window - reserved < MIN_PAGE_TOKENS:
+    if budget - reserved < MIN_PAGE_TOKENS:
         raise ConfigError(
-            f"context budget {window} leaves no room for the page: the instructions, task and "
-            f"previous actions (reserve_tokens={settings.reserve_tokens}) and the answer with any "
-            f"repair turn ({answer_room}) take {reserved} tokens"
+            f"--context-budget {budget} leaves {settings.agent} no room for the page: the "
+            f"instructions, task and previous actions (--reserve-tokens "
+            f"{settings.reserve_tokens}) and the answer with any repair turn ({answer_room}) "
+            f"take {reserved} of its tokens; it needs --context-budget "
+            f"{reserved + MIN_PAGE_TOKENS} or more"
         )
-    try:
+
+    def plan(window: int) -> SegmentSettings:
         return plan_segmentation(
             context_window=window,
             gist_tokens=gist_line_tokens(settings, count),
@@ -84,11 +115,45 @@ def segment_settings(
             reopen_header_tokens=reopen_header_tokens(count),
             overflow="keep_fragment_tokens",
         )
+
+    try:
+        return plan(budget)
     except ConfigError:
         if shows_gists:
-            raise
+            raise ConfigError(_too_small(settings, budget, plan)) from None
         default = SegmentSettings()
         return default if settings.depth is None else SegmentSettings(depth=settings.depth)
+
+
+def _too_small(settings: AgentSettings, budget: int, plan: Callable[[int], object]) -> str:
+    """Why ``budget`` cannot hold the agent's gists and reopened fragments, in the
+    command line's words, with the least budget that can."""
+    least = _least_budget(budget, plan)
+    return (
+        f"--context-budget {budget} is too small for {settings.agent}: the gists beside "
+        f"--max-lookup {settings.max_lookup} reopened fragments and the prompt's fixed part "
+        f"(--reserve-tokens {settings.reserve_tokens}, the answer and a repair turn) need "
+        f"--context-budget {least} or more; raise it, or lower --max-lookup"
+    )
+
+
+def _least_budget(budget: int, plan: Callable[[int], object]) -> int:
+    """The smallest budget above ``budget`` that ``plan`` accepts (it is monotone)."""
+    low, high = budget, budget * 2
+    while not _plans(plan, high):
+        low, high = high, high * 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if _plans(plan, middle) else (middle, high)
+    return high
+
+
+def _plans(plan: Callable[[int], object], budget: int) -> bool:
+    try:
+        plan(budget)
+    except ConfigError:
+        return False
+    return True
 
 
 def reopen_room(settings: AgentSettings, plan: SegmentSettings, count: TokenCounter) -> int:

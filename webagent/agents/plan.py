@@ -9,7 +9,11 @@ and counts tokens with the real backend's counter. Its answers are stated assump
   so its look-up calls are an upper bound); on a page whose memory gets levels
   (:mod:`webagent.method.levels`) it opens sections 1..``max_lookup`` at every level, then the
   parts in them as above;
-* the act answer is valid the first time (no repair call).
+* the act answer is valid the first time (no repair call): it names the first id the
+  prompt's page shows.
+
+An agent the budget cannot hold (too small for its gists and reopened fragments) is planned
+as refused, with the reason in the command line's words; the others are planned as usual.
 
 A real run spends the same calls where the model behaves like that, and fewer input tokens
 where its gists are shorter; the eval report prints the plan beside what was spent.
@@ -24,9 +28,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from webagent.agents.context import context_budget
 from webagent.agents.registry import agent_names, build_agent
 from webagent.agents.settings import AgentSettings
 from webagent.contracts import Observation, PhaseUsage
+from webagent.errors import ConfigError
 from webagent.gist.batch import split_parts
 from webagent.gist.cache import DryRunCache, GistCache
 from webagent.html.reading import MARK
@@ -35,10 +41,31 @@ from webagent.model import prices
 from webagent.model.base import Backend, Completion, Message, Request
 from webagent.model.client import Model
 from webagent.model.prices import Price, TokenBill
+from webagent.model.windows import ContextWindow
+from webagent.prompts import load_template
 from webagent.tokens import truncate_to_tokens
 
 _OPENED = re.compile(r"Parts opened so far: ([^.\n]*)\.")
 _FILLER = "word " * 600
+
+
+#: the act templates (offline, live): the page follows their fixed text
+_ACT_TEMPLATES = ("act", "act_live")
+
+
+def _page_slot(template: str) -> str:
+    """An act template's fixed text right before the page (its own ``id=...`` is no id)."""
+    before_page = load_template(template).parts["user"].split("{{page}}", 1)[0]
+    return before_page.rsplit("}}", 1)[-1]
+
+
+def shown_page(prompt: str) -> str:
+    """The page an act prompt shows: what follows its template's text before it."""
+    for template in _ACT_TEMPLATES:
+        _, found, page = prompt.partition(_page_slot(template))
+        if found:
+            return page
+    return prompt
 
 
 class PlanBackend(Backend):
@@ -48,8 +75,14 @@ class PlanBackend(Backend):
         self._real = real
         self._settings = settings
         self.name = real.name  # the gist cache is keyed by model: see the same entries
-        self.context_window = real.context_window
         self.max_concurrency = 1
+
+    @property
+    def context_window(self) -> int | None:  # type: ignore[override]
+        return self._real.context_window
+
+    def window(self) -> ContextWindow:
+        return self._real.window()
 
     def count_tokens(self, text: str) -> int:
         return self._real.count_tokens(text)
@@ -98,7 +131,7 @@ class PlanBackend(Backend):
             return json.dumps({"page": str(page), "reason": "plan"})
         schema = request.json_schema or {}
         enum = schema.get("properties", {}).get("element_id", {}).get("enum")
-        found = SHOWN_ID.search(text)
+        found = SHOWN_ID.search(shown_page(text))
         element = enum[0] if enum else (found.group(1) if found else "none")
         return json.dumps({"element_id": element, "op": "CLICK", "value": ""})
 
@@ -112,6 +145,9 @@ class AgentPlan(BaseModel):
     errors: list[str] = Field(default_factory=list, description="steps that could not run")
     levelled: int = Field(default=0, description="steps whose page memory got levels")
     levels: int = Field(default=0, description="the most levels of sections in one step")
+    refused: str | None = Field(
+        default=None, description="why the agent cannot run with these settings (not planned)"
+    )
 
     def total(self) -> dict[str, PhaseUsage]:
         return sum_usage(self.per_step)
@@ -147,7 +183,10 @@ def plan_agent(
     """
     planner = Model(PlanBackend(model, settings))
     cache = DryRunCache(gist_cache) if gist_cache is not None else None
-    agent = build_agent(settings, planner, cache)
+    try:
+        agent = build_agent(settings, planner, cache)
+    except ConfigError as exc:
+        return AgentPlan(agent=settings.agent, steps=sum(1 for _ in observations), refused=str(exc))
     plan = AgentPlan(agent=settings.agent, steps=0)
     for observation in observations:
         trace = agent.step(observation)
@@ -175,6 +214,17 @@ def plan_agents(
         plan_agent(settings.model_copy(update={"agent": name}), model, observations, gist_cache)
         for name in (agent_names() if agents is None else agents)
     ]
+
+
+def budget_line(settings: AgentSettings, model: Model) -> str:
+    """The budget the plan holds every prompt to, and the window beside it."""
+    budget, window = context_budget(settings, model), model.window()
+    asked = "as asked" if settings.context_budget is not None else "the model's window"
+    held = f"{window.tokens:,} tokens" if window.tokens is not None else "not known"
+    return (
+        f"context budget {budget:,} tokens a prompt ({asked}); the context window of "
+        f"{model.name}: {held} ({window.source})"
+    )
 
 
 def cost(figures: dict[str, int], price: Price | None) -> float | None:
@@ -206,6 +256,9 @@ def format_plan(
         f = plan.figures()
         n = max(plan.steps, 1)
         mark = " *" if plan.agent == selected else ""
+        if plan.refused is not None:
+            rows.append([plan.agent + mark, str(plan.steps), *["cannot run"] * (len(head) - 2)])
+            continue
         row = [
             plan.agent + mark,
             str(plan.steps),
@@ -241,6 +294,8 @@ def format_plan(
                 f"flat get levels of sections (up to {plan.levels}; one look-up round each)"
             )
     for plan in plans:
+        if plan.refused is not None:
+            notes.append(f"{plan.agent} cannot run: {plan.refused}")
         if plan.errors:
             notes.append(
                 f"{plan.agent}: {len(plan.errors)} steps could not be planned, their cost is "
@@ -263,6 +318,7 @@ def plan_payload(plans: list[AgentPlan], price: Price | None) -> dict[str, Any]:
                 "errors": p.errors,
                 "levelled_steps": p.levelled,
                 "levels": p.levels,
+                "refused": p.refused,
             }
             for p in plans
         ],

@@ -97,7 +97,9 @@ def add_budget_arguments(parser: argparse.ArgumentParser, default_agent: str | N
         + "; ".join(f"{n}: {agent_spec(n).summary}" for n in agent_names()),
     )
     group.add_argument(
-        "--context-budget", type=int, help="tokens per prompt (default: the model's window)"
+        "--context-budget",
+        type=int,
+        help="tokens per prompt (default: the model's window); a budget over the window is refused",
     )
     group.add_argument("--depth", type=int, help="DOM split depth (default: the segmenter's)")
     group.add_argument(

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from webagent.agents.plan import format_plan, plan_agents
-from webagent.build import open_agent
+from webagent.agents.plan import budget_line, format_plan, plan_agents
+from webagent.build import open_model
 from webagent.config import RunConfig
 from webagent.contracts import Observation
 from webagent.errors import ConfigError
@@ -39,7 +39,9 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="make no model call: print per agent the expected calls and input/output tokens "
         "per step and in all, from the real segmentation, the templates and the model's token "
-        "counter",
+        "counter, and the budget and window used; an agent the budget is too small for is "
+        "marked 'cannot run'; with --token-counter estimate no server is asked (the window "
+        "from --set model.context_window=N or the table of known models)",
     )
     add_price_arguments(group)
 
@@ -56,8 +58,10 @@ def price_from_args(args: argparse.Namespace) -> Price | None:
 def print_plan(args: argparse.Namespace, config: RunConfig, observations: list[Observation]) -> int:
     """The plan of every agent on ``observations``, with this command's settings."""
     price = price_from_args(args)
-    with open_agent(config) as opened:
-        plans = plan_agents(config.agent, opened.model, observations, opened.gist_cache)
+    with open_model(config, planning=True) as (model, cache):
+        plans = plan_agents(config.agent, model, observations, cache)
+        budget = budget_line(config.agent, model)
     print(f"cost plan for {len(observations)} steps (no model call was made):")
     print(format_plan(plans, config.agent.agent, price))
+    print(budget)
     return 0

@@ -30,6 +30,7 @@ from webagent.html.fragment import Fragment
 from webagent.model.base import Request
 from webagent.model.calls import CallLog
 from webagent.model.client import Model
+from webagent.model.windows import within_window
 from webagent.prompts import load_template
 
 _SPACE = re.compile(r"\s+")
@@ -130,7 +131,7 @@ class ModelGister(Gister):
             part, ids = render_part(index + 1, fragments[index], view=self.view, first=first)
             return model.count_tokens(part) + 1, len(ids)
 
-        budget = min(self.budget_tokens or model.context_window, model.context_window)
+        budget = within_window(self.budget_tokens, model.context_window)
         return pack_batches(
             cost,
             len(fragments),

@@ -19,6 +19,7 @@ from webagent.gist.gister import BATCH_MARGIN_TOKENS, split_evenly
 from webagent.html.fragment import Fragment
 from webagent.model.base import Request
 from webagent.model.calls import CallLog
+from webagent.model.windows import within_window
 from webagent.prompts import load_template
 from webagent.tokens import TokenCounter, count_many
 
@@ -88,7 +89,7 @@ class ModelSectionGister(Gister):
         template = load_template("gist_sections")
         empty = template.render(word_budget=self.words, count=len(fragments), sections="")
         overhead = model.count_message_tokens(empty) + BATCH_MARGIN_TOKENS
-        budget = min(self.budget_tokens, model.context_window)
+        budget = within_window(self.budget_tokens, model.context_window)
         # a section too long for a call of its own shows its parts' gists shortened
         room = budget - overhead - answer_room(1, self.max_tokens)
         fragments = [_within(f, room, model.count_tokens) for f in fragments]

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from webagent.contracts import Phase
+from webagent.model.windows import ContextWindow
 
 Role = Literal["system", "user", "assistant"]
 #: tokens a chat template adds around each message, and to prime the answer (an allowance)
@@ -82,14 +83,18 @@ class Backend(ABC):
 
     #: model identifier recorded in manifests and cache keys
     name: str
-    #: tokens the model can attend to (prompt + answer)
-    context_window: int
+    #: tokens the model can attend to (prompt + answer); None: not known (``window``)
+    context_window: int | None
     #: how many requests may be in flight at once
     max_concurrency: int = 1
 
     @abstractmethod
     def complete(self, request: Request, timeout_s: float) -> Completion:
         """Answer one request. Must not retry: the wrapper does."""
+
+    def window(self) -> ContextWindow:
+        """The context window, where it comes from and the setting that changes it."""
+        return ContextWindow(self.context_window, f"the {type(self).__name__}'s own figure")
 
     @abstractmethod
     def count_tokens(self, text: str) -> int:
@@ -104,6 +109,10 @@ class Backend(ABC):
     def counts_remotely(self) -> bool:
         """Whether each count is a request to a server (then counting many at once pays)."""
         return False
+
+    def keep_counts(self, counts: dict[str, int]) -> None:  # noqa: B027 - optional hook
+        """Counts of fixed texts (what building an agent counts) worth keeping for the next
+        run against this endpoint, where counting costs requests; default: nothing kept."""
 
     def count_message_tokens(self, messages: tuple[Message, ...]) -> int:
         """Tokens of a chat prompt, with a small allowance per message for the template."""

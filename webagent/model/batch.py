@@ -22,9 +22,7 @@ from webagent.model.batch_rounds import BatchFolder
 from webagent.model.chat_body import chat_body
 from webagent.model.counters import chosen_counter, openai_counter
 from webagent.model.settings import ModelSettings
-
-#: the window assumed when ``context_window`` is not set (the OpenAI backend's default)
-DEFAULT_CONTEXT_WINDOW = 8192
+from webagent.model.windows import ContextWindow, known_window, setting_window, unknown_window
 
 
 class BatchBackend(Backend):
@@ -32,7 +30,13 @@ class BatchBackend(Backend):
         if not settings.model:
             raise ValueError("the batch backend needs a model name")
         self.name = settings.model
-        self.context_window = settings.context_window or DEFAULT_CONTEXT_WINDOW
+        given = settings.context_window
+        self._window = (
+            setting_window(given)
+            if given
+            else known_window(self.name) or unknown_window(self.name, "no server is asked")
+        )
+        self.context_window = self._window.tokens
         self.max_concurrency = settings.concurrency
         mode = settings.structured_output
         self._mode = "json_schema" if mode == "auto" else mode
@@ -44,6 +48,10 @@ class BatchBackend(Backend):
         self.reload()
         chosen = chosen_counter(settings.token_counter, settings.model_path)
         self.token_count_method, self._count = chosen or openai_counter(self.name)
+
+    def window(self) -> ContextWindow:
+        """The ``context_window`` setting, else the table of known models, else unknown."""
+        return self._window
 
     def reload(self) -> None:
         """Read the answers again (after a round's results came)."""

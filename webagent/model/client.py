@@ -23,6 +23,7 @@ from webagent.model.base import (
 from webagent.model.counting import TokenCounts
 from webagent.model.retry import RetryPolicy
 from webagent.model.usage import PhaseStats, UsageLedger, usage_diff
+from webagent.model.windows import ContextWindow
 
 log = logging.getLogger(__name__)
 
@@ -72,8 +73,13 @@ class Model:
         return self._backend.name
 
     @property
-    def context_window(self) -> int:
+    def context_window(self) -> int | None:
+        """Tokens the model attends to; None where nothing says (``window``)."""
         return self._backend.context_window
+
+    def window(self) -> ContextWindow:
+        """The context window, where the figure comes from and the setting that changes it."""
+        return self._backend.window()
 
     @property
     def max_concurrency(self) -> int:
@@ -87,6 +93,10 @@ class Model:
 
     def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
         return self._counts.many(texts)
+
+    def keep_counts(self, counts: dict[str, int]) -> None:
+        """Counts of fixed texts, kept for the next run where the backend keeps any."""
+        self._backend.keep_counts(counts)
 
     def count_message_tokens(self, messages: tuple[Message, ...]) -> int:
         if type(self._backend).count_message_tokens is Backend.count_message_tokens:

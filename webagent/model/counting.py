@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ class TokenCounts:
         #: backend calls made (``count_tokens`` or one ``count_tokens_many``) and texts sent
         self.backend_calls = 0
         self.texts_counted = 0
+        self._recorders: list[dict[str, int]] = []
 
     @property
     def round_trips(self) -> bool:
@@ -88,8 +90,22 @@ class TokenCounts:
             known |= found
         return [known[t] for t in texts]
 
+    @contextmanager
+    def recording(self) -> Iterator[dict[str, int]]:
+        """Every count the backend gives while the block runs, text -> count."""
+        counted: dict[str, int] = {}
+        with self._lock:
+            self._recorders.append(counted)
+        try:
+            yield counted
+        finally:
+            with self._lock:
+                self._recorders.remove(counted)
+
     def _remember(self, counts: dict[str, int], calls: int) -> None:
         with self._lock:
+            for recorder in self._recorders:
+                recorder.update(counts)
             self.backend_calls += calls
             self.texts_counted += len(counts)
             for text, count in counts.items():

@@ -16,12 +16,14 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from webagent.errors import (
+    ConfigError,
     FatalModelError,
     MissingDependencyError,
     ModelTimeoutError,
 )
 from webagent.model.base import Backend, Completion, Request
 from webagent.model.settings import ModelSettings
+from webagent.model.windows import ContextWindow, setting_window
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -46,6 +48,24 @@ def quiet_openmp(env: dict[str, str] | None = None) -> dict[str, str]:
     return dict(target)
 
 
+#: the setting that changes the embedded model's window
+SET_N_CTX = "--n-ctx N (model.n_ctx)"
+
+
+def local_window(settings: ModelSettings) -> ContextWindow:
+    """``n_ctx``, the context the embedded model allocates, or a smaller ``context_window``;
+    a larger one is a ConfigError (the model cannot attend to more than it allocates)."""
+    given, n_ctx = settings.context_window, settings.n_ctx
+    if given is not None and given > n_ctx:
+        raise ConfigError(
+            f"model.context_window {given} is over n_ctx {n_ctx}, the context the local model "
+            f"allocates; raise it with {SET_N_CTX}"
+        )
+    if given is not None:
+        return setting_window(given)
+    return ContextWindow(n_ctx, "n_ctx, the context the local model allocates", SET_N_CTX)
+
+
 class LlamaLocalBackend(Backend):
     max_concurrency = 1
 
@@ -55,10 +75,14 @@ class LlamaLocalBackend(Backend):
         self._n_threads = settings.n_threads or min(os.cpu_count() or 1, _MAX_DEFAULT_THREADS)
         self._structured = settings.structured_output != "none"
         self.name = settings.model_name or self._path.stem
-        self.context_window = min(settings.context_window or settings.n_ctx, settings.n_ctx)
+        self._window = local_window(settings)
+        self.context_window = self._window.tokens
         self._llama: Llama | None = None
         self._lock = threading.Lock()
         self._load_lock = threading.Lock()
+
+    def window(self) -> ContextWindow:
+        return self._window
 
     @property
     def model_path(self) -> str:

@@ -27,13 +27,19 @@ from webagent.model.server_extras import (
     BatchCounter,
     Counter,
     NotOffered,
-    find_batch_counter,
     find_context_window,
-    find_token_counter,
     server_root,
 )
 from webagent.model.settings import ModelSettings
 from webagent.model.tiktoken_counter import tiktoken_counter
+from webagent.model.tokenizer_profile import ProfileFile, ServerTokenizer
+from webagent.model.windows import (
+    SET_WINDOW,
+    ContextWindow,
+    known_window,
+    setting_window,
+    unknown_window,
+)
 from webagent.tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -42,7 +48,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 OPENAI_HOST = "api.openai.com"
-DEFAULT_CONTEXT_WINDOW = 8192
 _TOKEN_CACHE_SIZE = 4096
 _PROBE_TIMEOUT_S = 10.0
 #: token counters that ask the server (one request a count)
@@ -50,6 +55,12 @@ _REMOTE_METHODS = ("llama-cpp-python", "llama.cpp")
 
 
 class OpenAIBackend(Backend):
+    """With ``settings.planning`` (a cost plan, which calls no model) no API key is needed,
+    and the server is asked nothing that the token counter does not ask it (with
+    ``token_counter`` estimate or gguf, the window comes from the setting or the table of
+    known models). ``settings.tokenizer_profiles``: where what a server's tokenizer took to
+    learn is kept between runs (:mod:`webagent.model.tokenizer_profile`)."""
+
     def __init__(self, settings: ModelSettings) -> None:
         if not settings.model:
             where = settings.base_url or "the endpoint"
@@ -65,16 +76,30 @@ class OpenAIBackend(Backend):
             OPENAI_HOST,
         )
         self._api_key = settings.api_key.get_secret_value() if settings.api_key else None
-        if self._api_key is None and self._is_openai:
+        if self._api_key is None and self._is_openai and not settings.planning:
             raise ConfigError("no API key for OpenAI: set OPENAI_API_KEY")
+        self._offline = settings.planning and settings.token_counter != "auto"
         self._client = self._make_client(settings)
         self._mode = settings.structured_output
         self._lock = threading.Lock()
-        self._context_window = settings.context_window
+        given = settings.context_window
+        self._window: ContextWindow | None = setting_window(given) if given else None
         self._counter: Counter | None = None
         self.token_count_method: str | None = None
         self._token_cache: OrderedDict[str, int] = OrderedDict()
         self._batch: BatchCounter | Literal[False] | None = False  # False: not probed yet
+        kept = settings.tokenizer_profiles
+        self._server = (
+            None
+            if self._is_openai or not self._base_url
+            else ServerTokenizer(
+                server_root(self._base_url),
+                self.name,
+                self._api_key,
+                _PROBE_TIMEOUT_S,
+                ProfileFile(kept) if kept is not None else None,
+            )
+        )
 
     def _make_client(self, settings: ModelSettings) -> OpenAI:
         try:
@@ -162,25 +187,39 @@ class OpenAIBackend(Backend):
 
     # --- tokens and context ------------------------------------------------------------
     @property
-    def context_window(self) -> int:
-        """``context_window`` setting, else what the server reports, else 8192."""
-        if self._context_window is None:
-            self._context_window = self._discover_context_window()
-        return self._context_window
+    def context_window(self) -> int | None:  # type: ignore[override]
+        return self.window().tokens
 
-    @context_window.setter
-    def context_window(self, value: int) -> None:
-        self._context_window = value
+    def window(self) -> ContextWindow:
+        """The ``context_window`` setting, else what the server reports, else the table of
+        known models; else unknown (api.openai.com reports none)."""
+        if self._window is None:
+            self._window = self._find_window()
+        return self._window
 
-    def _discover_context_window(self) -> int:
+    def _find_window(self) -> ContextWindow:
+        if self._offline:
+            known = known_window(self.name)
+            if known is None:
+                raise ConfigError(
+                    f"the plan asks no server with --token-counter "
+                    f"{self._settings.token_counter}, and {self.name} is not in the table of "
+                    f"known models: give its context window with {SET_WINDOW}"
+                )
+            return known
         if not self._is_openai and self._base_url:
             root = server_root(self._base_url)
             try:
-                return find_context_window(root, self._base_url, self._api_key, _PROBE_TIMEOUT_S)
+                tokens = find_context_window(root, self._base_url, self._api_key, _PROBE_TIMEOUT_S)
             except NotOffered:
                 pass
-        log.info("%s: context window unknown; assuming %d", self._where(), DEFAULT_CONTEXT_WINDOW)
-        return DEFAULT_CONTEXT_WINDOW
+            else:
+                return ContextWindow(tokens, f"what the server at {root} reports")
+        known = known_window(self.name)
+        if known is not None:
+            return known
+        asked = "api.openai.com reports none" if self._is_openai else "the server reports none"
+        return unknown_window(self.name, asked)
 
     def count_tokens(self, text: str) -> int:
         """The server's own tokenizer where it has one; for api.openai.com tiktoken when the
@@ -230,14 +269,17 @@ class OpenAIBackend(Backend):
         with self._lock:
             if self._batch is False:
                 method = self.token_count_method or ""
-                if method in _REMOTE_METHODS and self._base_url:
-                    root = server_root(self._base_url)
-                    self._batch = find_batch_counter(
-                        root, self._api_key, _PROBE_TIMEOUT_S, method, counter
-                    )
+                if method in _REMOTE_METHODS and self._server is not None:
+                    self._batch = self._server.batch(method, counter)
                 else:
                     self._batch = None
             return self._batch
+
+    def keep_counts(self, counts: dict[str, int]) -> None:
+        """Counts of fixed texts, kept with the server's tokenizer profile for the next run."""
+        if self._server is not None and self.token_count_method in _REMOTE_METHODS:
+            with self._lock:
+                self._server.keep_counts(counts)
 
     def _token_counter(self) -> Counter:
         with self._lock:
@@ -249,13 +291,12 @@ class OpenAIBackend(Backend):
         chosen = chosen_counter(self._settings.token_counter, self._settings.model_path)
         if chosen is not None:
             return chosen
-        if not self._is_openai and self._base_url:
-            try:
-                return find_token_counter(
-                    server_root(self._base_url), self._api_key, _PROBE_TIMEOUT_S
-                )
-            except NotOffered:
-                pass
+        found = self._server.find() if self._server is not None else None
+        if found is not None:
+            profile = self._server.profile if self._server is not None else None
+            if profile is not None:  # the fixed texts' counts, verified with the profile
+                self._token_cache.update(profile.counts)
+            return found
         if self._is_openai:
             local = tiktoken_counter(self.name)
             if local is not None:

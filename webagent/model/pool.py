@@ -20,6 +20,7 @@ from http.client import IncompleteRead
 
 from webagent.errors import ConfigError, ModelError, TransientModelError
 from webagent.model.base import Backend, Completion, Message, Request
+from webagent.model.windows import ContextWindow
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +78,18 @@ class ReplicaPool(Backend):
         self._free = threading.Condition()
 
     @property
-    def context_window(self) -> int:  # type: ignore[override]
-        return min(r.backend.context_window for r in self.replicas)
+    def context_window(self) -> int | None:  # type: ignore[override]
+        return self.window().tokens
+
+    def window(self) -> ContextWindow:
+        """The smallest window a replica knows (each request may go to any of them)."""
+        windows = [r.backend.window() for r in self.replicas]
+        known = [w for w in windows if w.tokens is not None]
+        return min(known, key=lambda w: w.tokens or 0) if known else windows[0]
+
+    def keep_counts(self, counts: dict[str, int]) -> None:
+        for replica in self.replicas:
+            replica.backend.keep_counts(counts)
 
     # --- choosing a replica --------------------------------------------------------------
     def _live(self) -> list[Replica]:

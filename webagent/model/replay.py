@@ -23,6 +23,7 @@ from typing import Any
 
 from webagent.errors import ConfigError, ReplayMissError
 from webagent.model.base import Backend, Completion, Request
+from webagent.model.windows import ContextWindow, known_window, setting_window, unknown_window
 from webagent.textfiles import Line, read_lines
 from webagent.tokens import TokenCounter, estimate_tokens
 
@@ -49,8 +50,14 @@ class RecordingBackend(Backend):
         return self._inner.name
 
     @property
-    def context_window(self) -> int:  # type: ignore[override]
+    def context_window(self) -> int | None:  # type: ignore[override]
         return self._inner.context_window
+
+    def window(self) -> ContextWindow:
+        return self._inner.window()
+
+    def keep_counts(self, counts: dict[str, int]) -> None:
+        self._inner.keep_counts(counts)
 
     @property
     def max_concurrency(self) -> int:  # type: ignore[override]
@@ -145,12 +152,16 @@ class ReplayBackend(Backend):
         self._path = Path(cassette_path)
         header, self._answers, self._counts = _load_cassette(self._path)
         self.name = name or _cassette_model(self._path, header)
-        self.context_window = context_window or int(header.get("context_window", 8192))
+        self._window = _replay_window(self._path, self.name, header, context_window)
+        self.context_window = self._window.tokens
         self.max_concurrency = max_concurrency
         self._served: dict[str, int] = defaultdict(int)
         self._lock = threading.Lock()
         self.estimated_counts = 0
         self._counter = counter
+
+    def window(self) -> ContextWindow:
+        return self._window
 
     def complete(self, request: Request, timeout_s: float) -> Completion:
         key = request.cache_key(self.name)
@@ -243,3 +254,15 @@ def _cassette_model(path: Path, header: dict[str, Any]) -> str:
     raise ConfigError(
         f"replay file {path} has no header naming its model; pass the model's name (--model)"
     )
+
+
+def _replay_window(
+    path: Path, name: str, header: dict[str, Any], given: int | None
+) -> ContextWindow:
+    """The setting, else the window the cassette's header recorded, else the table's."""
+    if given:
+        return setting_window(given)
+    recorded = header.get("context_window")
+    if isinstance(recorded, int):
+        return ContextWindow(recorded, f"the header of {path.name} (the recorded model's)")
+    return known_window(name) or unknown_window(name, f"{path.name} records none")

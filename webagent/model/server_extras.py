@@ -20,6 +20,7 @@ import json
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -27,6 +28,7 @@ from webagent.errors import ModelTimeoutError, TransientModelError
 
 Counter = Callable[[str], int]
 BatchCounter = Callable[[Sequence[str]], list[int]]
+Tokenize = Callable[[str], bytes]
 
 #: special tokens tried as the separator of a batch, in order
 SEPARATORS = ("<|endoftext|>", "<|im_end|>", "</s>", "<|eot_id|>", "<|end|>", "<eos>")
@@ -86,21 +88,43 @@ def http_body(
     return body
 
 
+#: each server's tokenizer endpoints: (counts, key) and (token ids, key)
+COUNT_ENDPOINTS = {
+    "llama-cpp-python": ("/extras/tokenize/count", "input"),
+    "llama.cpp": ("/tokenize", "content"),
+}
+IDS_ENDPOINTS = {
+    "llama-cpp-python": ("/extras/tokenize", "input"),
+    "llama.cpp": ("/tokenize", "content"),
+}
+
+
+def token_counter(root: str, api_key: str | None, timeout: float, method: str) -> Counter:
+    """The counter of the server's tokenizer endpoint ``method`` (one request a text)."""
+    path, key = COUNT_ENDPOINTS[method]
+
+    def count(text: str) -> int:
+        answer = http_json(f"{root}{path}", {key: text}, api_key, _scaled(timeout, text))
+        if method == "llama-cpp-python":
+            return _int_field(answer, "count")
+        return len(_token_list(answer, root))
+
+    return count
+
+
+def token_ids(root: str, api_key: str | None, timeout: float, method: str, text: str) -> list[int]:
+    """The token ids the server's tokenizer ``method`` gives ``text`` (one request)."""
+    path, key = IDS_ENDPOINTS[method]
+    tokens = _token_list(http_json(f"{root}{path}", {key: text}, api_key, timeout), root)
+    if not all(isinstance(t, int) for t in tokens):
+        raise NotOffered(f"{root}{path} answered something other than token ids")
+    return [int(t) for t in tokens]
+
+
 def find_token_counter(root: str, api_key: str | None, timeout: float) -> tuple[str, Counter]:
     """The first tokenizer endpoint the server answers, as ``(method name, counter)``."""
-
-    def llama_cpp_python(text: str) -> int:
-        url = f"{root}/extras/tokenize/count"
-        return _int_field(http_json(url, {"input": text}, api_key, _scaled(timeout, text)), "count")
-
-    def llama_cpp(text: str) -> int:
-        answer = http_json(f"{root}/tokenize", {"content": text}, api_key, _scaled(timeout, text))
-        tokens = answer.get("tokens") if isinstance(answer, dict) else None
-        if not isinstance(tokens, list):
-            raise NotOffered(f"{root}/tokenize answered no token list")
-        return len(tokens)
-
-    for name, counter in (("llama-cpp-python", llama_cpp_python), ("llama.cpp", llama_cpp)):
+    for name in COUNT_ENDPOINTS:
+        counter = token_counter(root, api_key, timeout, name)
         try:
             counter("probe")
         except NotOffered:
@@ -111,24 +135,17 @@ def find_token_counter(root: str, api_key: str | None, timeout: float) -> tuple[
 
 def find_batch_counter(
     root: str, api_key: str | None, timeout: float, method: str, count: Counter
-) -> BatchCounter | None:
+) -> Batched | None:
     """A counter of many texts per request that gives ``count``'s counts, or None."""
-    endpoints = {
-        "llama-cpp-python": ("/extras/tokenize", "input"),
-        "llama.cpp": ("/tokenize", "content"),
-    }
-    if method not in endpoints:
+    if method not in IDS_ENDPOINTS:
         return None
-    path, key = endpoints[method]
-
-    def tokenize(text: str) -> bytes:
-        return http_body(f"{root}{path}", {key: text}, api_key, _scaled(timeout, text))
+    tokenize = tokenizer(root, api_key, timeout, method)
 
     def tokens(text: str) -> list[Any]:
         try:
             return _token_list(json.loads(tokenize(text)), root)
         except ValueError as exc:
-            raise NotOffered(f"{root}{path} did not answer JSON") from exc
+            raise NotOffered(f"{root} did not answer JSON") from exc
 
     try:
         bos = len(tokens(""))
@@ -136,7 +153,7 @@ def find_batch_counter(
             alone = tokens(separator)
             if len(alone) != bos + 1 or _has_border(separator) or not isinstance(alone[-1], int):
                 continue
-            batch = _Batched(tokenize, separator, alone[-1], bos, count)
+            batch = Batched(tokenize, separator, alone[-1], bos, count)
             if batch(BATCH_PROBES) == [count(t) for t in BATCH_PROBES]:
                 return batch
     except NotOffered:
@@ -144,19 +161,37 @@ def find_batch_counter(
     return None
 
 
-class _Batched:
+def tokenizer(root: str, api_key: str | None, timeout: float, method: str) -> Tokenize:
+    """Posts a text to the server's token-ids endpoint ``method``; the answer's bytes."""
+    path, key = IDS_ENDPOINTS[method]
+
+    def tokenize(text: str) -> bytes:
+        return http_body(f"{root}{path}", {key: text}, api_key, _scaled(timeout, text))
+
+    return tokenize
+
+
+@dataclass(frozen=True)
+class BatchSpec:
+    """How one request counts many texts: the separator, its token id, the BOS count."""
+
+    separator: str
+    separator_id: int
+    bos: int
+
+
+class Batched:
     """Counts texts joined by a special-token separator, split again on its id."""
 
     def __init__(
-        self,
-        tokenize: Callable[[str], bytes],
-        separator: str,
-        sep_id: int,
-        bos: int,
-        count: Counter,
+        self, tokenize: Tokenize, separator: str, sep_id: int, bos: int, count: Counter
     ) -> None:
         self._tokenize, self._separator, self._sep_id = tokenize, separator, sep_id
         self._bos, self._count = bos, count
+
+    @property
+    def spec(self) -> BatchSpec:
+        return BatchSpec(self._separator, self._sep_id, self._bos)
 
     def __call__(self, texts: Sequence[str]) -> list[int]:
         counts: dict[int, int] = {}

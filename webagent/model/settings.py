@@ -68,7 +68,12 @@ class ModelSettings(BaseModel):
     model_path: Path | None = Field(default=None, description="local GGUF; default: SmolLM2")
     n_ctx: int = Field(default=8192, ge=256, description="context the local model allocates")
     n_threads: int | None = Field(default=None, ge=1)
-    context_window: int | None = Field(default=None, ge=256, description="override")
+    context_window: int | None = Field(
+        default=None,
+        ge=256,
+        description="the model's context window, over what the server reports and the table "
+        "of known models (webagent.model.windows); local: at most n_ctx",
+    )
     timeout_s: float = Field(default=120.0, gt=0)
     max_retries: int = Field(default=4, ge=0)
     concurrency: int = Field(default=1, ge=1, description="requests in flight at once (HTTP)")
@@ -89,6 +94,18 @@ class ModelSettings(BaseModel):
         default="auto",
         description="auto: the backend's own (server tokenizer, tiktoken, else the estimate); "
         "estimate: 5 tokens per 8 bytes; gguf: the tokenizer of model_path (default SmolLM2)",
+    )
+    tokenizer_profiles: Path | None = Field(
+        default=None,
+        description="a JSON file keeping what servers' tokenizers took to learn, by server "
+        "and model (webagent.model.tokenizer_profile); set by open_model to tokenizers.json "
+        "beside the gist cache, never recorded",
+    )
+    planning: bool = Field(
+        default=False,
+        description="a cost plan (--plan), which calls no model: no API key is needed, and "
+        "with token_counter estimate or gguf no server is asked (the window then comes from "
+        "context_window or the table of known models); set by the plan, never recorded",
     )
 
     @field_validator("backend")
@@ -144,7 +161,7 @@ class ModelSettings(BaseModel):
 
     def manifest(self) -> dict[str, Any]:
         """What a run manifest records: every setting except the secret."""
-        data = self.model_dump(mode="json", exclude={"api_key"})
+        data = self.model_dump(mode="json", exclude={"api_key", "planning", "tokenizer_profiles"})
         data["model"] = self.model_name
         data["api_key_set"] = self.api_key is not None
         return data
