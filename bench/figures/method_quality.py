@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -58,20 +59,26 @@ class Row:
     #: extractive gist takes at most a model gist's tokens (``agent.extractive_max_tokens``
     #: = ``gist_max_tokens``, 64), so the look-up prompt is no longer filled with them
     lean: bool = False
+    #: True: on a seeded third of the tasks (``THIRD_SEED``), named as such: the whole page
+    #: is long to read, for a model and for the helpers answering as one
+    third: bool = False
 
     @property
     def label(self) -> str:
         memory = ", flat memory" if self.flat else ""
         memory += ", lean" if self.lean else ""
         gister = f" ({self.gister} gists{memory})" if self.gister else ""
-        return f"{self.agent}{gister} @{self.budget // 1024}K, {self.counter}"
+        budget = "whole page (128K)" if self.budget == WINDOW else f"{self.budget // 1024}K"
+        third = " [a seeded third of the tasks]" if self.third else ""
+        return f"{self.agent}{gister} @{budget}, {self.counter}{third}"
 
     @property
     def slug(self) -> str:
         gister = f"-{self.gister}" if self.gister else ""
         flat = "-flat" if self.flat else ""
         lean = "-lean" if self.lean else ""
-        return f"{self.agent}{gister}{flat}{lean}-{self.budget // 1024}k-{self.counter}"
+        third = "-third" if self.third else ""
+        return f"{self.agent}{gister}{flat}{lean}-{self.budget // 1024}k-{self.counter}{third}"
 
     def flags(self) -> list[str]:
         flags = ["--agent", self.agent, "--context-budget", str(self.budget)]
@@ -80,9 +87,12 @@ class Row:
         if self.lean:
             flags += ["--set", 'agent.act_gists="none"']
             flags += ["--set", f"agent.extractive_max_tokens={LEAN_GIST_TOKENS}"]
+        flags += ["--render"] if self.agent == "axtree" else []  # the tree of the rendered page
         return flags + (["--gister", self.gister] if self.gister else [])
 
 
+#: which third of the tasks a ``third`` row reads (chosen before any of its answers)
+THIRD_SEED = 39
 #: a lean row's extractive gists: the model gister's cap (``AgentSettings.gist_max_tokens``)
 LEAN_GIST_TOKENS: int = AgentSettings.model_fields["gist_max_tokens"].default
 
@@ -107,6 +117,11 @@ ROWS: tuple[Row, ...] = (
     Row("readagent-p", 8192, gister="extractive", flat=True),
     Row("readagent-p", 4096, gister="model", flat=True),
     Row("readagent-p", 8192, gister="extractive", lean=True),
+    Row("raw-html", 16384),
+    Row("raw-html", 32768),
+    Row("raw-html", WINDOW, third=True),
+    Row("axtree", 8192),
+    Row("axtree", 32768),
 )
 COUNTER_NAMES = {"estimate": "byte estimate (5 tokens / 8 bytes)", "gguf": "SmolLM2 BPE"}
 #: the price sheet's entries the table prices every row at: an OpenAI model, an Anthropic one
@@ -119,9 +134,20 @@ def build_tasks(folder: Path) -> Path:
     return out if out.exists() else intent_tasks(out=out)
 
 
+def third_of(data: Path) -> Path:
+    """A seeded third of the tasks of ``data`` (``THIRD_SEED``), in their own file."""
+    out = data.with_name(f"{data.stem}.third-{THIRD_SEED}.json")
+    if not out.exists():
+        tasks = json.loads(data.read_text("utf-8"))
+        random.Random(THIRD_SEED).shuffle(tasks)
+        out.write_text(json.dumps(tasks[: -(-len(tasks) // 3)]), "utf-8")
+    return out
+
+
 def run_row(row: Row, data: Path, work: Path) -> int:
     """One ``webagent eval`` of ``row`` on the committed answers; its exit code."""
     out = work / row.slug
+    data = third_of(data) if row.third else data
     argv = [
         "--log-level", "error", "eval", "--data", str(data), "--out", str(out),
         *row.flags(), "--backend", "batch", "--model", MODEL,
