@@ -77,7 +77,6 @@ class PageRenderer:
         self._stack = ExitStack()
         self._page: Page | None = None
         self._serving = ("", "")  # (address, HTML) of the page being rendered
-        self._count = 0
 
     def __enter__(self) -> PageRenderer:
         try:
@@ -148,8 +147,9 @@ class PageRenderer:
             page_html = with_ids(html)
         except WebAgentError as exc:
             raise RenderError(f"{name}: cannot render the page: {exc}") from exc
-        self._count += 1
-        url = f"{PAGE_URL}{self._count}"
+        # one address for every page (its tree names it): a page renders the same whatever
+        # was rendered before it, in a fresh run or a resumed one
+        url = PAGE_URL
         self._serving = (url, page_html)
         try:
             self._page.goto(url, wait_until="load")

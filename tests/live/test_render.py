@@ -19,6 +19,7 @@ from live.pages import PageServer
 from live.rendering import renderer_or_skip
 from live_runner.render import PAGE_URL, PageRenderer, RenderError
 from webagent.cli import main
+from webagent.html.axtree import flatten_axtree
 from webagent.html.fragment import SegmentSettings
 from webagent.html.segment import segment_html
 
@@ -54,6 +55,19 @@ def test_hidden_content_is_dropped_and_visible_ids_are_kept(renderer: PageRender
     plain = _segment_ids(saved)
     assert BY_STYLESHEET & set(plain)  # without rendering, the vendor table is read
     assert _segment_ids(rendered) == [i for i in plain if i not in BY_STYLESHEET]
+
+
+def test_a_page_renders_the_same_whatever_was_rendered_before(renderer: PageRenderer) -> None:
+    # a resumed run renders fewer pages before a step than a fresh one: the step's tree,
+    # and so its request, must not change (the tree names the page's address)
+    saved = PAGE.read_text(encoding="utf-8")
+    first = renderer.render_page(saved, "hidden_saved.html", axtree=True)
+    renderer.render("<html><body><a href='x'>other</a></body></html>", "other.html")
+    again = renderer.render_page(saved, "hidden_saved.html", axtree=True)
+    assert first.axtree is not None and again.axtree is not None
+    assert again.html == first.html
+    assert flatten_axtree(again.axtree) == flatten_axtree(first.axtree)  # what the agent reads
+    assert f"url='{PAGE_URL}'" in flatten_axtree(again.axtree).splitlines()[0]
 
 
 def test_a_page_without_ids_keeps_the_cleaners_ids(renderer: PageRenderer) -> None:
