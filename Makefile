@@ -28,6 +28,7 @@ lint:
 ci: setup lint
 	$(PYTHON) -m pytest -q
 	$(PYTHON) bench/figures/method_quality.py --check
+	$(PYTHON) bench/figures/live_quality.py --check
 
 bench: install  # every figure of the README and docs, then the docs from them (hours)
 	$(PYTHON) bench/run.py

@@ -92,7 +92,7 @@ def run_config(
     """One ``webagent browsergym`` of ``config``; its exit code (0 done, 4/5 pending)."""
     argv = [
         "--log-level", "error", "browsergym", "--task", ",".join(tasks),
-        "--seeds", ",".join(map(str, seeds)), "--max-steps", str(MAX_STEPS), "--out", str(out),
+        "--seeds", _seeds(seeds), "--max-steps", str(MAX_STEPS), "--out", str(out),
         "--agent", config.agent, "--context-budget", str(config.budget),
         "--token-counter", "estimate", "--no-screenshots", "--model", MODEL,
         "--set", f"model.context_window={WINDOW}", "--gist-cache", str(out / "gists.sqlite"),
@@ -103,6 +103,11 @@ def run_config(
         argv += ["--backend", "batch", "--set", f"model.answers_from=[{json.dumps(str(ANSWERS))}]"]
     with contextlib.redirect_stdout(io.StringIO()):  # the run's own table; ours comes after
         return webagent_main(argv)
+
+
+def _seeds(seeds: tuple[int, ...]) -> str:
+    """``--seeds`` naming exactly ``seeds`` (a lone number N would mean seeds 0..N-1)."""
+    return f"{seeds[0]}-{seeds[0]}" if len(seeds) == 1 else ",".join(map(str, seeds))
 
 
 def episode_rows(config: Config, out: Path) -> list[dict[str, Any]]:
@@ -150,12 +155,24 @@ def config_figures(config: Config, episodes: list[dict[str, Any]]) -> dict[str, 
         "pending": len(episodes) - len(ended),
         "success_rate": round(sum(e["success"] for e in ended) / n, 4) if ended else None,
         "success_ci": bootstrap_ci(ended) if ended else None,
+        # over every episode: each pending one failed, each pending one succeeded
+        "success_bounds": _bounds(episodes),
         "mean_steps": round(sum(e["steps"] for e in ended) / n, 2),
         "input_tokens_per_episode": round(sum(e["input_tokens"] for e in ended) / n, 1),
         "calls_per_episode": round(sum(e["calls"] for e in ended) / n, 2),
         "errors": sum(e["status"] == "error" for e in ended),
         "failures_by_kind": dict(failures.most_common()),
     }  # fmt: skip
+
+
+def _bounds(episodes: list[dict[str, Any]]) -> list[float] | None:
+    """Success over all ``episodes`` if every pending one failed, and if every one succeeded:
+    the ended episodes are the ones answered first, so the rate over them is not the rate."""
+    if not episodes:
+        return None
+    won = sum(e["success"] for e in episodes if e["status"] != "pending")
+    pending = sum(e["status"] == "pending" for e in episodes)
+    return [round(won / len(episodes), 4), round((won + pending) / len(episodes), 4)]
 
 
 def _pct(value: float | None, ci: list[float] | None = None) -> str:
@@ -166,9 +183,11 @@ def _pct(value: float | None, ci: list[float] | None = None) -> str:
 
 def tables(rows: list[dict[str, Any]], episodes: list[dict[str, Any]]) -> str:
     main = markdown_table(
-        ["agent @budget", "success % [95% CI]", "episodes ended / all", "pending", "mean steps",
-         "input tok/episode", "calls/episode", "errors", "failed actions by kind"],
-        [[r["label"], _pct(r["success_rate"], r["success_ci"]), f"{r['ended']} / {r['episodes']}",
+        ["agent @budget", "success % of ended [95% CI]", "of all, pending failed – succeeded",
+         "episodes ended / all", "pending", "mean steps", "input tok/episode", "calls/episode",
+         "errors", "failed actions by kind"],
+        [[r["label"], _pct(r["success_rate"], r["success_ci"]), _range(r["success_bounds"]),
+          f"{r['ended']} / {r['episodes']}",
           r["pending"], r["mean_steps"], f"{r['input_tokens_per_episode']:,.0f}",
           r["calls_per_episode"], r["errors"],
           ", ".join(f"{k} {v}" for k, v in r["failures_by_kind"].items()) or "—"] for r in rows],
@@ -185,6 +204,10 @@ def tables(rows: list[dict[str, Any]], episodes: list[dict[str, Any]]) -> str:
     return "\n\n".join([main, "Beside: " + reference, "## Per task (successes / ended)", per_task])
 
 
+def _range(bounds: list[float] | None) -> str:
+    return "—" if bounds is None else f"{100 * bounds[0]:.1f} – {100 * bounds[1]:.1f}"
+
+
 def _task_cell(episodes: list[dict[str, Any]], config: str, task: str) -> str:
     mine = [e for e in episodes if e["config"] == config and e["task"] == task]
     ended = [e for e in mine if e["status"] != "pending"]
@@ -199,21 +222,26 @@ def plot(rows: list[dict[str, Any]], path: Path, answered_by: str) -> None:
     import matplotlib.pyplot as plt
 
     shown = [r for r in rows if r["success_rate"] is not None]
-    figure, axes = plt.subplots(figsize=(8, 4.6))
+    figure, axes = plt.subplots(figsize=(9, 5))
     for i, r in enumerate(shown):
         low, high = r["success_ci"]
         axes.bar(i, 100 * r["success_rate"], color="tab:blue")
         rate = 100 * r["success_rate"]
         spread = [[rate - 100 * low], [100 * high - rate]]
         axes.errorbar(i, rate, yerr=spread, fmt="none", ecolor="black", capsize=4)
+        if r["pending"]:  # where the rate over all episodes lies, pending ones failed or not
+            floor, ceiling = (100 * b for b in r["success_bounds"])
+            axes.vlines(i + 0.45, floor, ceiling, color="tab:orange", linewidth=4)
+            axes.text(i + 0.5, floor, f"all {r['episodes']}, {r['pending']} pending", fontsize=6)
     for model, rate, _se, _date in GENERIC_AGENT[::2]:
         axes.axhline(100 * rate, color="gray", linestyle="--", linewidth=0.8)
         axes.text(len(shown) - 0.45, 100 * rate + 0.6, f"GenericAgent, {model}", fontsize=7)
     axes.set_xticks(range(len(shown)), [r["label"] for r in shown], fontsize=8)
-    axes.set_ylabel("episodes succeeded, % (95% CI by task)")
+    axes.set_ylabel("ended episodes succeeded, % (95% CI by task)")
     axes.set_ylim(0, 100)
     title = f"BrowserGym MiniWoB++, 125 tasks x seeds 0-2; answers by {answered_by}\n"
-    title += "dashed: AgentLab's published GenericAgent (other models, 5 seeds)"
+    title += "dashed: AgentLab's published GenericAgent (other models, 5 seeds)\n"
+    title += "orange: the rate over all episodes lies there (pending ones failed – succeeded)"
     axes.set_title(title, fontsize=8)
     figure.tight_layout()
     figure.savefig(path, dpi=120, metadata={"Software": None})
@@ -223,6 +251,7 @@ def plot(rows: list[dict[str, Any]], path: Path, answered_by: str) -> None:
 def summary(
     rows: list[dict[str, Any]], episodes: list[dict[str, Any]], scope: str
 ) -> tuple[dict[str, Any], str]:
+    missing = [c.label for c in CONFIGS if c.slug not in {r["config"] for r in rows}]
     about = json.loads((ANSWERS_DIR / "answered_at.json").read_text("utf-8"))
     payload = {
         "schema_version": 1,
@@ -245,10 +274,14 @@ def summary(
     pending = sum(r["pending"] for r in rows)
     text = "\n".join([
         f"# Live tasks with a capable model: BrowserGym MiniWoB++ ({scope})", "",
-        f"Answers: {about.get('answered_by', '?')}, each request read alone; replayed by "
+        f"Answers: {about.get('answered_by', '?')}; replayed by "
         "`python bench/figures/live_quality.py` (Chromium, no model, no network). Success is "
         "BrowserGym's reward > 0 over the episodes that ended; pending episodes (a request not "
-        "answered yet) are counted apart, never as failures. 95% CIs by a task-level bootstrap.",
+        "answered yet) are counted apart, never as failures. 95% CIs by a task-level bootstrap. "
+        "The episodes that end first are the short ones, so while episodes are pending the rate "
+        "over the ended ones is not the agent's rate: the next column bounds it over all the "
+        "episodes (every pending one failed, every one succeeded).",
+        *([f"Not run yet: {', '.join(missing)}."] if missing else []),
         "", tables(rows, episodes), "",
         f"{pending} episodes pending." if pending else "Every episode is answered.",
         "Plot: bench/summaries/live_quality.png",
