@@ -201,7 +201,8 @@ def tables(rows: list[dict[str, Any]], episodes: list[dict[str, Any]]) -> str:
         [[task, *[_task_cell(episodes, r["config"], task) for r in rows]]
          for task in sorted({e["task"] for e in episodes})],
     )  # fmt: skip
-    return "\n\n".join([main, "Beside: " + reference, "## Per task (successes / ended)", per_task])
+    beside = "Beside it, AgentLab's published GenericAgent (other models, 5 seeds, not this run):"
+    return "\n\n".join([main, beside, reference, "## Per task (successes / ended)", per_task])
 
 
 def _range(bounds: list[float] | None) -> str:

@@ -4,7 +4,8 @@ The document has one section per question (``bench.figures.FIGURES``, in its ord
 summary files of the figure that answers it, copied verbatim under the revision their JSON
 records; the README's figures (between its ``<!-- figures:begin -->`` and
 ``<!-- figures:end -->`` markers, and the method table between ``<!-- method:begin -->`` and
-``<!-- method:end -->``) are read from the same JSON: nothing is typed in by hand.
+``<!-- method:end -->``, the live one between ``<!-- live:begin -->`` and ``<!-- live:end -->``)
+are read from the same files: nothing is typed in by hand.
 ``python bench/run.py`` runs every figure and then this; after running one figure:
 
     python bench/kit/docs.py [--summaries bench/summaries] [--out docs/PERFORMANCE.md]
@@ -77,6 +78,7 @@ def render(summaries: Path) -> str:
 
 BEGIN, END = "<!-- figures:begin -->", "<!-- figures:end -->"
 METHOD_BEGIN, METHOD_END = "<!-- method:begin -->", "<!-- method:end -->"
+LIVE_BEGIN, LIVE_END = "<!-- live:begin -->", "<!-- live:end -->"
 
 
 def _pct(x: float) -> str:
@@ -213,17 +215,18 @@ def readme_figures(summaries: Path) -> str:
     return "\n".join(lines)
 
 
-def method_block(summaries: Path) -> str:
-    """The README's lead: the method_quality table as its figure wrote it (no heading)."""
-    path = summaries / "method_quality.md"
+def lead_block(summaries: Path, name: str, alt: str) -> str:
+    """A figure the README leads a section with: its summary as the figure wrote it, up to its
+    first subsection (no heading), and its picture."""
+    path = summaries / f"{name}.md"
     if not path.is_file():
-        return "(not measured yet: `python bench/figures/method_quality.py`)"
-    lines = path.read_text(encoding="utf-8").strip().splitlines()
-    body = "\n".join(line for line in lines if not line.startswith("# ")).strip()
-    picture = summaries / "method_quality.png"
+        return f"(not measured yet: `python bench/figures/{name}.py`)"
+    text = path.read_text(encoding="utf-8").split("\n## ", 1)[0]
+    body = "\n".join(line for line in text.strip().splitlines() if not line.startswith("# "))
+    picture = summaries / f"{name}.png"
     if picture.is_file():
-        body += f"\n\n![Step SR against USD per 1,000 steps](bench/summaries/{picture.name})"
-    return body
+        body = body.strip() + f"\n\n![{alt}](bench/summaries/{picture.name})"
+    return body.strip()
 
 
 def _replace_block(text: str, begin: str, end: str, body: str, readme: Path) -> str:
@@ -242,7 +245,10 @@ def write_docs(
     out.write_text(render(summaries), encoding="utf-8")
     text = readme.read_text(encoding="utf-8")
     text = _replace_block(text, BEGIN, END, readme_figures(summaries), readme)
-    text = _replace_block(text, METHOD_BEGIN, METHOD_END, method_block(summaries), readme)
+    method = lead_block(summaries, "method_quality", "Step SR against USD per 1,000 steps")
+    text = _replace_block(text, METHOD_BEGIN, METHOD_END, method, readme)
+    live = lead_block(summaries, "live_quality", "Live success so far")
+    text = _replace_block(text, LIVE_BEGIN, LIVE_END, live, readme)
     readme.write_text(text, encoding="utf-8")
     print(f"wrote {out} and the figures in {readme}")
 
