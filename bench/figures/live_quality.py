@@ -87,12 +87,12 @@ def all_tasks() -> list[str]:
 
 
 def run_config(
-    config: Config, tasks: list[str], seeds: tuple[int, ...], out: Path, *, replay: bool = False
+    config: Config, tasks: list[str], seeds: str, out: Path, *, replay: bool = False
 ) -> int:
-    """One ``webagent browsergym`` of ``config``; its exit code (0 done, 4/5 pending)."""
+    """One ``webagent browsergym`` of ``config``, ``seeds`` as for ``--seeds``; 0, 4/5 pending."""
     argv = [
         "--log-level", "error", "browsergym", "--task", ",".join(tasks),
-        "--seeds", _seeds(seeds), "--max-steps", str(MAX_STEPS), "--out", str(out),
+        "--seeds", seeds, "--max-steps", str(MAX_STEPS), "--out", str(out),
         "--agent", config.agent, "--context-budget", str(config.budget),
         "--token-counter", "estimate", "--no-screenshots", "--model", MODEL,
         "--set", f"model.context_window={WINDOW}", "--gist-cache", str(out / "gists.sqlite"),
@@ -103,11 +103,6 @@ def run_config(
         argv += ["--backend", "batch", "--set", f"model.answers_from=[{json.dumps(str(ANSWERS))}]"]
     with contextlib.redirect_stdout(io.StringIO()):  # the run's own table; ours comes after
         return webagent_main(argv)
-
-
-def _seeds(seeds: tuple[int, ...]) -> str:
-    """``--seeds`` naming exactly ``seeds`` (a lone number N would mean seeds 0..N-1)."""
-    return f"{seeds[0]}-{seeds[0]}" if len(seeds) == 1 else ",".join(map(str, seeds))
 
 
 def episode_rows(config: Config, out: Path) -> list[dict[str, Any]]:
@@ -145,34 +140,23 @@ def bootstrap_ci(episodes: list[dict[str, Any]], resamples: int = 2000) -> list[
 
 def config_figures(config: Config, episodes: list[dict[str, Any]]) -> dict[str, Any]:
     ended = [e for e in episodes if e["status"] != "pending"]
-    n = len(ended) or 1
-    failures: Counter[str] = Counter()
-    for e in ended:
-        failures.update(e["failures"])
+    n, won, pending = len(ended) or 1, sum(e["success"] for e in ended), len(episodes) - len(ended)
+    failures = sum((Counter(e["failures"]) for e in ended), Counter[str]())
     return {
         "config": config.slug, "label": config.label, "agent": config.agent,
         "budget": config.budget, "episodes": len(episodes), "ended": len(ended),
-        "pending": len(episodes) - len(ended),
-        "success_rate": round(sum(e["success"] for e in ended) / n, 4) if ended else None,
+        "pending": pending,
+        "success_rate": round(won / n, 4) if ended else None,
         "success_ci": bootstrap_ci(ended) if ended else None,
-        # over every episode: each pending one failed, each pending one succeeded
-        "success_bounds": _bounds(episodes),
+        # over every episode: each pending one failed, each one succeeded (the short ones end
+        # first, so while some are pending the rate over the ended ones is not the rate)
+        "success_bounds": [round(w / len(episodes), 4) for w in (won, won + pending)],
         "mean_steps": round(sum(e["steps"] for e in ended) / n, 2),
         "input_tokens_per_episode": round(sum(e["input_tokens"] for e in ended) / n, 1),
         "calls_per_episode": round(sum(e["calls"] for e in ended) / n, 2),
         "errors": sum(e["status"] == "error" for e in ended),
         "failures_by_kind": dict(failures.most_common()),
     }  # fmt: skip
-
-
-def _bounds(episodes: list[dict[str, Any]]) -> list[float] | None:
-    """Success over all ``episodes`` if every pending one failed, and if every one succeeded:
-    the ended episodes are the ones answered first, so the rate over them is not the rate."""
-    if not episodes:
-        return None
-    won = sum(e["success"] for e in episodes if e["status"] != "pending")
-    pending = sum(e["status"] == "pending" for e in episodes)
-    return [round(won / len(episodes), 4), round((won + pending) / len(episodes), 4)]
 
 
 def _pct(value: float | None, ci: list[float] | None = None) -> str:
@@ -186,7 +170,8 @@ def tables(rows: list[dict[str, Any]], episodes: list[dict[str, Any]]) -> str:
         ["agent @budget", "success % of ended [95% CI]", "of all, pending failed – succeeded",
          "episodes ended / all", "pending", "mean steps", "input tok/episode", "calls/episode",
          "errors", "failed actions by kind"],
-        [[r["label"], _pct(r["success_rate"], r["success_ci"]), _range(r["success_bounds"]),
+        [[r["label"], _pct(r["success_rate"], r["success_ci"]),
+          " – ".join(f"{100 * b:.1f}" for b in r["success_bounds"]),
           f"{r['ended']} / {r['episodes']}",
           r["pending"], r["mean_steps"], f"{r['input_tokens_per_episode']:,.0f}",
           r["calls_per_episode"], r["errors"],
@@ -203,10 +188,6 @@ def tables(rows: list[dict[str, Any]], episodes: list[dict[str, Any]]) -> str:
     )  # fmt: skip
     beside = "Beside it, AgentLab's published GenericAgent (other models, 5 seeds, not this run):"
     return "\n\n".join([main, beside, reference, "## Per task (successes / ended)", per_task])
-
-
-def _range(bounds: list[float] | None) -> str:
-    return "—" if bounds is None else f"{100 * bounds[0]:.1f} – {100 * bounds[1]:.1f}"
 
 
 def _task_cell(episodes: list[dict[str, Any]], config: str, task: str) -> str:
@@ -233,7 +214,6 @@ def plot(rows: list[dict[str, Any]], path: Path, answered_by: str) -> None:
         if r["pending"]:  # where the rate over all episodes lies, pending ones failed or not
             floor, ceiling = (100 * b for b in r["success_bounds"])
             axes.vlines(i + 0.45, floor, ceiling, color="tab:orange", linewidth=4)
-            axes.text(i + 0.5, floor, f"all {r['episodes']}, {r['pending']} pending", fontsize=6)
     for model, rate, _se, _date in GENERIC_AGENT[::2]:
         axes.axhline(100 * rate, color="gray", linestyle="--", linewidth=0.8)
         axes.text(len(shown) - 0.45, 100 * rate + 0.6, f"GenericAgent, {model}", fontsize=7)
@@ -300,14 +280,15 @@ def check(configs: list[Config], work: Path, summaries: Path) -> int:
     for number, e in enumerate(sample, start=1):
         config = next(c for c in configs if c.slug == e["config"])
         out = work / f"check-{number:02d}"
-        run_config(config, [f"browsergym/miniwob.{e['task']}"], (e["seed"],), out, replay=True)
+        seed = f"{e['seed']}-{e['seed']}"  # one seed: a lone N would be seeds 0..N-1
+        run_config(config, [f"browsergym/miniwob.{e['task']}"], seed, out, replay=True)
         again = json.loads((out / "report.json").read_text("utf-8"))["episodes"][0]
         same = again["reward"] == e["reward"] and again["status"] == e["status"]
         where = f"{e['config']} {e['task']} seed {e['seed']}"
         now = f"{e['reward']} -> {again['reward']} ({again['status']})"
         print(f"[{number}/{len(sample)}] {where}: {now}", file=sys.stderr)
         if not same:
-            wrong.append(f"{e['config']} {e['task']} seed {e['seed']}")
+            wrong.append(where)
     print("live_quality: " + ("FAILED: " + ", ".join(wrong) if wrong else
           f"{len(sample)} sampled episodes reach their committed rewards"))  # fmt: skip
     return 1 if wrong else 0
@@ -327,15 +308,12 @@ def main() -> int:
         work.mkdir(parents=True, exist_ok=True)
         if args.check:
             return check(configs, work, args.summaries)
-        tasks = (
-            [f"browsergym/miniwob.{t}" for t in args.tasks.split(",")]
-            if args.tasks
-            else all_tasks()
-        )
+        names = args.tasks.split(",") if args.tasks else []
+        tasks = [f"browsergym/miniwob.{t}" for t in names] if names else all_tasks()
         rows, episodes = [], []
         for number, config in enumerate(configs, start=1):
             print(f"[{number}/{len(configs)}] {config.label}", file=sys.stderr, flush=True)
-            code = run_config(config, tasks, SEEDS, work / config.slug)
+            code = run_config(config, tasks, ",".join(map(str, SEEDS)), work / config.slug)
             if code not in (0, 4, 5):
                 print(f"{config.label}: webagent browsergym exited {code}", file=sys.stderr)
             mine = episode_rows(config, work / config.slug)
