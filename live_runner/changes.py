@@ -10,8 +10,9 @@ countdown (MiniWoB's "Time left"), a ticker. Their change says nothing about the
 What the test cannot see, it does not judge (:func:`judged`): a SCROLL (the HTML does not
 hold scroll positions; the op measures them itself), a DRAG (its effect is where things are,
 and the HTML holds no inline styles), a HOVER, a key that only moves the focus (Tab), a CLICK
-that focuses a text field, and any action whose outcome changed the URL, opened a tab or
-raised a dialog (:func:`unchanged`).
+that focuses a text field, any action whose outcome changed the URL, opened a tab or
+raised a dialog (:func:`unchanged`), and an action that ended a BrowserGym episode (the task
+took it: what its page shows after says nothing).
 """
 
 from __future__ import annotations

@@ -129,7 +129,8 @@ class BrowserGymEnvironment:
             url_before=page.url,
             url_after=str(self.obs.get("url", "")),
         )
-        if before is not None:
+        # an action that ended the episode had its effect, whatever the page shows after it
+        if before is not None and not (self.terminated or self.truncated):
             after = page_from_obs(self.obs, screenshot=False).html
             done.no_effect = changes.unchanged(done, page.html, before, after)
         info = {

@@ -237,6 +237,8 @@ def test_browsergym_rounds_earn_direct_rewards_and_replay_reproduces_them(
     assert main(args) == 0  # offline: no model, the answers file only
     assert outcomes(replayed) == SOLVED
     assert [e.reward for e in report(replayed).episodes] == [1.0, 1.0, 1.0]
+    # the action that ended an episode is never counted as one that had no effect
+    assert [e.episode["failures"] for e in report(replayed).episodes] == [{}, {}, {}]
 
     # an answers file without enter-text's second answer: that episode is pending, named
     lines = answers.read_text().splitlines()
