@@ -54,11 +54,11 @@ class Row:
     #: True: the paper's flat memory, no levels (``agent.gist_floor_words=0``), the ablation
     #: of issue 20 on the pages whose gists do not all fit the look-up prompt
     flat: bool = False
-    #: True: spend what the step needs, not the window (issue 39): the act prompt shows the
-    #: reopened fragments without the other gists (``agent.act_gists="none"``) and an
-    #: extractive gist takes at most a model gist's tokens (``agent.extractive_max_tokens``
-    #: = ``gist_max_tokens``, 64), so the look-up prompt is no longer filled with them
-    lean: bool = False
+    #: spend what the step needs, not the window (issue 39): 1: the act prompt shows the reopened
+    #: fragments alone (``agent.act_gists="none"``), an extractive gist takes at most a model
+    #: gist's 64 tokens, so they no longer fill the look-up prompt; 2: and the look-up's gists
+    #: name controls by their words, not ids (``agent.gist_ids=false``)
+    lean: int = 0
     #: True: on a seeded third of the tasks (``THIRD_SEED``), named as such: the whole page
     #: is long to read, for a model and for the helpers answering as one
     third: bool = False
@@ -66,7 +66,7 @@ class Row:
     @property
     def label(self) -> str:
         memory = ", flat memory" if self.flat else ""
-        memory += ", lean" if self.lean else ""
+        memory += ("", ", lean", ", lean, gists without ids")[self.lean]
         gister = f" ({self.gister} gists{memory})" if self.gister else ""
         budget = "whole page (128K)" if self.budget == WINDOW else f"{self.budget // 1024}K"
         third = " [a seeded third of the tasks]" if self.third else ""
@@ -76,7 +76,7 @@ class Row:
     def slug(self) -> str:
         gister = f"-{self.gister}" if self.gister else ""
         flat = "-flat" if self.flat else ""
-        lean = "-lean" if self.lean else ""
+        lean = ("", "-lean", "-lean-noids")[self.lean]
         third = "-third" if self.third else ""
         return f"{self.agent}{gister}{flat}{lean}-{self.budget // 1024}k-{self.counter}{third}"
 
@@ -84,9 +84,9 @@ class Row:
         flags = ["--agent", self.agent, "--context-budget", str(self.budget)]
         flags += ["--token-counter", self.counter]
         flags += ["--set", "agent.gist_floor_words=0"] if self.flat else []
-        if self.lean:
-            flags += ["--set", 'agent.act_gists="none"']
-            flags += ["--set", f"agent.extractive_max_tokens={LEAN_GIST_TOKENS}"]
+        lean = ['agent.act_gists="none"', f"agent.extractive_max_tokens={LEAN_GIST_TOKENS}"]
+        lean += ["agent.gist_ids=false"] if self.lean == 2 else []
+        flags += [word for setting in lean for word in ("--set", setting)] if self.lean else []
         flags += ["--render"] if self.agent == "axtree" else []  # the tree of the rendered page
         return flags + (["--gister", self.gister] if self.gister else [])
 
@@ -116,7 +116,8 @@ ROWS: tuple[Row, ...] = (
     Row("readagent-p", 8192, gister="model", flat=True),
     Row("readagent-p", 8192, gister="extractive", flat=True),
     Row("readagent-p", 4096, gister="model", flat=True),
-    Row("readagent-p", 8192, gister="extractive", lean=True),
+    Row("readagent-p", 8192, gister="extractive", lean=1),
+    Row("readagent-p", 8192, gister="extractive", lean=2),
     Row("raw-html", 16384),
     Row("raw-html", 32768),
     Row("raw-html", WINDOW, third=True),

@@ -155,6 +155,37 @@ def test_with_nothing_reopened_the_act_prompt_shows_the_gists_either_way(
     assert alone.memory_edits.gists_omitted == []
 
 
+def part_with_city(request: Request) -> str:
+    """A look-up answer: the part whose extractive gist names the departure field."""
+    for line in request.messages[-1].content.splitlines():
+        if "Departure city" in line:
+            part = re.search(r"\[Part (\d+)\]", line).group(1)  # type: ignore[union-attr]
+            return f'{{"pages": [{part}], "reason": "form"}}'
+    return '{"pages": [], "reason": "none"}'
+
+
+def test_lookup_gists_may_name_controls_by_their_words_alone(flights_html: str) -> None:
+    """``gist_ids=False`` (issue 39): the look-up, which answers with part numbers, reads
+    extractive gists without ids; the act prompt still names controls by id."""
+    lean = {"gister": "extractive", "act_gists": "none"}
+    with_ids = run_step("readagent-p", scripted(lookup=part_with_city), flights_html, **lean)
+    bare = run_step(
+        "readagent-p", scripted(lookup=part_with_city), flights_html, gist_ids=False, **lean
+    )
+    (asked,) = [c.prompt[-1]["content"] for c in bare.calls if c.phase == "lookup"]
+    assert "Departure city" in asked and "id=" not in asked.split("The gists of the parts:")[1]
+    assert all("id=" not in g for g in bare.gists) and any("id=" in g for g in with_ids.gists)
+    assert bare.reopened == with_ids.reopened and bare.memory == with_ids.memory
+    assert bare.action == with_ids.action and bare.action is not None
+    assert bare.action.value == "Oslo"
+    # nothing reopened: the act prompt shows the parts with controls by their gists with ids
+    lost = run_step(
+        "readagent-p", scripted(lookup=lambda r: "page 999"), flights_html, gist_ids=False, **lean
+    )
+    assert lost.reopened == [] and "[extractive]" in lost.memory and "id=" in lost.memory
+    assert lost.error_class != "no_ids_shown"
+
+
 def test_readagent_s_opens_one_at_a_time_until_stop(flights_html: str) -> None:
     answers = iter(['{"page": "%d", "reason": "form"}', '{"page": "STOP", "reason": "enough"}'])
 
@@ -175,8 +206,10 @@ def test_lookup_junk_is_recorded_and_the_step_goes_on(flights_html: str) -> None
     trace = run_step("readagent-p", scripted(lookup=lambda r: "page 999 and banana"), flights_html)
     assert trace.reopened == []
     assert any("out of range" in r for r in trace.lookup[0].rejected)
-    # the scripted gists name no element id: with nothing reopened there is nothing to act on
-    assert trace.error_class == "no_ids_shown" and "act" not in trace.usage
+    # the scripted gists name no element id: with nothing reopened, the parts with controls
+    # show their extractive gists, so the act prompt still offers ids to answer with
+    assert "[extractive]" in trace.memory and "id=" in trace.memory
+    assert trace.usage["act"].calls >= 1 and trace.error_class != "no_ids_shown"
 
 
 def test_invalid_id_gets_one_repair_then_succeeds(flights_html: str) -> None:

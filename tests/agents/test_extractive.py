@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from hypothesis import given, settings
@@ -200,3 +201,25 @@ def test_gists_cut_side_by_side_are_the_gists_cut_one_by_one(
     cut = cut_gists(list(zip(gists, budgets, strict=True)), remote)
     assert cut == [cut_gist(g, b, count_wobbly) for g, b in zip(gists, budgets, strict=True)]
     assert remote.requests <= 8
+
+
+
+def test_without_ids_controls_are_named_by_their_words_alone() -> None:
+    html = FORM + "<input id=99 type=text>"  # a control without words: nothing to name it by
+    with_ids = extractive_gist(fragment(html, [*IDS, "99"]), 30)
+    gist = extractive_gist(fragment(html, [*IDS, "99"]), 30, ids=False)
+    assert with_ids.endswith("; input id=99") and "id=" not in gist
+    # the same items in the same order, each without its id; the control without words left out
+    assert gist == re.sub(r" id=\d+", "", with_ids.removesuffix("; input id=99"))
+    assert lead_and_controls(gist).endswith('select "Country [Norway, Italy]"')
+
+
+def test_a_gist_without_ids_is_cut_as_one_with_ids_is() -> None:
+    """The room ids took goes to words: every label is shortened before an item is dropped,
+    where prose (no control named) would lose its end."""
+    bare = re.sub(r" id=\d+", "", LONG)
+    cut = cut_gist(bare, len(bare) - 30, chars)
+    assert chars(cut) <= len(bare) - 30
+    assert cut == shorten_labels(bare, label_chars(cut)) and cut.count('"') == 8  # all four
+    prose = bare.replace(";", "")
+    assert cut_gist(prose, len(bare) - 30, chars).endswith('"Waterproof leather hiking boots" …')

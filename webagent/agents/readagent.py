@@ -109,6 +109,7 @@ class GistOnlyAgent(PageAgent):
             settings.gist_batch,
             context_budget(settings, self.model),
             view=settings.gist_view,
+            ids=settings.gist_ids,
         )
 
     def counted_after_segmenting(self, fragments: Sequence[Fragment]) -> list[str]:
@@ -121,10 +122,14 @@ class GistOnlyAgent(PageAgent):
         ctx.trace.timings["gist_s"] = time.perf_counter() - t0
         return gists
 
-    def build_memory(self, ctx: StepContext) -> Memory:
-        # nothing is reopened: the gists alone must offer the act prompt ids to answer with
+    def named(self, ctx: StepContext, gists: Sequence[str]) -> list[str]:
+        """The page's gists for an act prompt that reopens nothing: they must offer it ids to
+        answer with (``name_controls``)."""
         words, cap = self.settings.gist_words, self.gist_cap
-        gists = name_controls(ctx.page.fragments, self.gists(ctx), words, cap, self._count)
+        return name_controls(ctx.page.fragments, gists, words, cap, self._count)
+
+    def build_memory(self, ctx: StepContext) -> Memory:
+        gists = self.named(ctx, self.gists(ctx))  # nothing is reopened
         fitted = fit_memory(
             ctx.page.fragments, gists, (), ctx.budget, self._count, prompt=ctx.act_texts
         )
@@ -200,9 +205,9 @@ class ReadAgentP(GistOnlyAgent):
     ) -> FittedMemory:
         """The act prompt's memory: the fragments reopened with the other gists beside them,
         or (``act_gists='none'``) the fragments reopened alone, the gists left out recorded
-        as ``gists_omitted``; where nothing is reopened, the gists either way."""
+        as ``gists_omitted``; where nothing is reopened, the gists either way, naming ids."""
         alone = self.settings.act_gists == "none" and bool(picks)
-        gists = None if alone else raw
+        gists = None if alone else raw if picks else self.named(ctx, raw)
         fitted = fit_memory(shown, gists, picks, ctx.budget, self._count, prompt=ctx.act_texts)
         if alone:
             opened = set(fitted.reopened)
@@ -321,7 +326,8 @@ class ReadAgentP(GistOnlyAgent):
         below: list[int],
     ) -> Memory:
         """The act prompt when the look-up opened no section: the top sections' gists, or,
-        where those name no control, the page's gists as an empty flat look-up leaves them."""
+        where those name no control, the page's gists as an empty flat look-up leaves them
+        (naming ids)."""
         top = list(levelled.top)
         lines = fit_section_lines(
             top, [levelled.gists[s] for s in top], ctx.budget, levelled.floor, self._count
@@ -334,8 +340,9 @@ class ReadAgentP(GistOnlyAgent):
                 sections_shortened=shortened,
             )
         else:
+            named = self.named(ctx, raw)
             fitted = fit_memory(
-                ctx.page.fragments, raw, (), ctx.budget, self._count, prompt=ctx.act_texts
+                ctx.page.fragments, named, (), ctx.budget, self._count, prompt=ctx.act_texts
             )
             text, edits = fitted.text, fitted.edits
         return Memory(
@@ -366,7 +373,10 @@ class ReadAgentP(GistOnlyAgent):
         """The sections the look-up would show on ``page`` with extractive gists (no model
         call; a model's gists are shorter, so a page may read flat where this shows levels):
         ``(depth, section)``, top first; empty where the flat memory fits."""
-        raw = ExtractiveGister(self.settings.gist_words, self.settings.extractive_max_tokens)
+        settings = self.settings
+        raw = ExtractiveGister(
+            settings.gist_words, settings.extractive_max_tokens, settings.gist_ids
+        )
         gists = raw.gist_all(page.fragments, CallLog(self.model), None)
         budget = self._lookup_budget(task, "None")
         memory = fit_memory(page.fragments, gists, (), budget, self._count)

@@ -126,18 +126,19 @@ def own_settings(spec: AgentSpec, options: dict[str, Any]) -> BaseModel | None:
 
 
 _GIST = ("gister", "gist_words", "gist_max_tokens")
+_READAGENT = (*_GIST, "max_lookup", "lookup_max_tokens", "read_whole_page", "act_gists", "gist_ids")
 for _spec in (
     AgentSpec(
         "readagent-p",
         ReadAgentP,
         "gists of every fragment; reopens several at once (ReadAgent-P)",
-        options=(*_GIST, "max_lookup", "lookup_max_tokens", "read_whole_page", "act_gists"),
+        options=_READAGENT,
     ),
     AgentSpec(
         "readagent-s",
         ReadAgentS,
         "gists of every fragment; reopens one at a time until STOP (ReadAgent-S)",
-        options=(*_GIST, "max_lookup", "lookup_max_tokens", "read_whole_page", "act_gists"),
+        options=_READAGENT,
     ),
     AgentSpec(
         "raw-html",

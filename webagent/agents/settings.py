@@ -69,6 +69,13 @@ class AgentSettings(BaseModel):
         le=2048,
         description="cap of one extractive gist; the memory then shares the gist room out",
     )
+    gist_ids: bool = Field(
+        default=True,
+        description="extractive gists name each control by its id (false: by its kind and "
+        "words only, for a look-up that answers with part numbers: the room ids took goes to "
+        "words; the act prompt names controls by id in the fragments reopened, and where "
+        "nothing is reopened, in their extractive gists with ids)",
+    )
     retriever: Literal["bm25", "embedding", "fused", "multilingual", "hybrid"] = "bm25"
     lookup_assist: Literal["none", "bm25", "embedding", "fused", "multilingual", "hybrid"] = Field(
         default="none",

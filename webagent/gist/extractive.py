@@ -11,6 +11,10 @@ drops the least useful part first:
 4. the links themselves with their text, outside link runs first;
 5. controls without any words (nothing tells what they do), by kind and id.
 
+Without ids (``ids=False``, for a look-up that answers with part numbers) a control is named
+by its kind and words alone and a control without words is left out; such a gist is cut as
+one with ids is.
+
 Items are separated by ``"; "`` so a cut falls between two of them. A gist over its budget
 (:func:`cut_gist`) loses prose words before ids: the lead text, link-run headings and control
 labels are cut to as few characters as it takes (down to ``MIN_LABEL_CHARS``), and only then are
@@ -78,6 +82,9 @@ MIN_LABEL_CHARS = 12
 _CONTROL_ITEM = re.compile(r'^(?P<head>(?P<kind>[\w:-]+ )?")(?P<label>.*)(?P<tail>" id=[^\s;]+)$')
 _BARE_ITEM = re.compile(r"^(?:[\w:-]+ )?id=[^\s;]+$")
 _RUN_ITEM = re.compile(r'^(?P<head>\d+ links under ")(?P<label>.*)(?P<tail>")$')
+#: a control named by its words alone, and a link run without a heading (a gist without ids)
+_WORDS_ITEM = re.compile(r'^(?P<head>(?P<kind>[\w:-]+ )?")(?P<label>.*)(?P<tail>")$')
+_COUNT_ITEM = re.compile(r"^\d+ links$")
 
 
 def _words(text: str | None, n: int) -> str:
@@ -125,11 +132,13 @@ class _Control:
     label: str
     element_id: str
 
-    def render(self, words: int = 6) -> str:
-        """``kind "label" id=N``; links leave their kind out (most controls are links)."""
+    def render(self, words: int = 6, ids: bool = True) -> str:
+        """``kind "label" id=N`` (``ids=False``: ``kind "label"``); links leave their kind out
+        (most controls are links)."""
         label = _words(self.label, words)
         kind = "" if self.kind == "link" else self.kind + " "
-        return f'{kind}"{label}" id={self.element_id}' if label else f"{kind}id={self.element_id}"
+        named = f'{kind}"{label}"' + (f" id={self.element_id}" if ids else "")
+        return named if label else f"{kind}id={self.element_id}"
 
 
 def _form_control(el: etree._Element, element_id: str) -> _Control:
@@ -202,7 +211,7 @@ def _text_without(root: etree._Element, parts: list[etree._Element]) -> str:
     return " ".join(word for word in words if _WORD.search(word))
 
 
-def _items(fragment: Fragment, words: int) -> list[str]:
+def _items(fragment: Fragment, words: int, ids: bool = True) -> list[str]:
     try:
         source = _TEXTAREA.sub('<input type="textarea"', _RAW_TEXT.sub(r"<\1span", fragment.html))
         root = html.fragment_fromstring(source, create_parent="div")
@@ -250,16 +259,16 @@ def _items(fragment: Fragment, words: int) -> list[str]:
     unnamed = [c for c in forms + buttons + selects + [c for _, c in links] if not c.label]
     forms, buttons, selects = ([c for c in group if c.label] for group in (forms, buttons, selects))
     links = [(container, c) for container, c in links if c.label]
-    items += [c.render() for c in forms + buttons] + [c.render(14) for c in selects]
+    items += [c.render(ids=ids) for c in forms + buttons] + [c.render(14, ids) for c in selects]
     for key in long_runs:
         heading = _words(_run_heading(containers[key]), 5)
         items.append(
             f'{len(runs[key])} links under "{heading}"' if heading else f"{len(runs[key])} links"
         )
     in_runs = {id(c) for k in long_runs for c in runs[k]}
-    items += [c.render(4) for _, c in links if id(c) not in in_runs]
-    items += [c.render(4) for _, c in links if id(c) in in_runs]
-    return items + [c.render() for c in unnamed]
+    items += [c.render(4, ids) for _, c in links if id(c) not in in_runs]
+    items += [c.render(4, ids) for _, c in links if id(c) in in_runs]
+    return items + [c.render() for c in unnamed] if ids else items
 
 
 def cut_gist(gist: str, max_tokens: int, count_tokens: TokenCounter) -> str:
@@ -344,9 +353,10 @@ def _item_parts(gist: str) -> tuple[tuple[str, str, str], ...] | None:
     """Each item of a gist that names controls as ``_label_parts`` reads it, else None: read
     once per gist, whose labels a search cuts to many lengths."""
     items = gist.split(SEPARATOR)
-    if not _names_controls(items):
+    by_words = _names_by_words(items)
+    if not by_words and not _names_controls(items):
         return None
-    return tuple(_label_parts(item) for item in items)
+    return tuple(_label_parts(item, by_words) for item in items)
 
 
 def _cutting_items(
@@ -378,7 +388,8 @@ def lead_and_controls(gist: str) -> str:
     """The items of a gist up to its last form control, button or select with words (an
     extractive gist names them before its links), or ``""`` if it names none."""
     items = gist.split(SEPARATOR)
-    kinds = [n for n, item in enumerate(items) if (m := _CONTROL_ITEM.match(item)) and m["kind"]]
+    by_words = _names_by_words(items)
+    kinds = [n for n, item in enumerate(items) if (m := _control(item, by_words)) and m["kind"]]
     return SEPARATOR.join(items[: kinds[-1] + 1]) if kinds else ""
 
 
@@ -386,12 +397,29 @@ def _names_controls(items: list[str]) -> bool:
     return any(_CONTROL_ITEM.match(item) or _BARE_ITEM.match(item) for item in items)
 
 
-def _label_parts(item: str) -> tuple[str, str, str]:
+def _names_by_words(items: list[str]) -> bool:
+    """A gist without ids (``extractive_gist(..., ids=False)``): after its lead, only controls
+    named by their words and link runs (the last item perhaps cut, marked ``…``)."""
+    rest = items[1:]
+    if not rest:
+        return False
+    rest[-1] = rest[-1].removesuffix(ELLIPSIS)
+    named = [_WORDS_ITEM.match(item) is not None for item in rest]
+    runs = [bool(_RUN_ITEM.match(item) or _COUNT_ITEM.match(item)) for item in rest]
+    return any(named) and all(a or b for a, b in zip(named, runs, strict=True))
+
+
+def _control(item: str, by_words: bool) -> re.Match[str] | None:
+    """A control item: named by id, or (in a gist without ids) by its words."""
+    return _CONTROL_ITEM.match(item) or (_WORDS_ITEM.match(item) if by_words else None)
+
+
+def _label_parts(item: str, by_words: bool = False) -> tuple[str, str, str]:
     """An item as (before its label, the label, after it); prose is all label, a control
     without words has none."""
     if _BARE_ITEM.match(item):
         return item, "", ""
-    match = _CONTROL_ITEM.match(item) or _RUN_ITEM.match(item)
+    match = _control(item, by_words) or _RUN_ITEM.match(item)
     if match is None:
         return "", item, ""
     return match["head"], match["label"], match["tail"]
@@ -416,9 +444,10 @@ def extractive_gist(
     words: int,
     max_tokens: int | None = None,
     count_tokens: TokenCounter | None = None,
+    ids: bool = True,
 ) -> str:
     """The fragment's gist: what it is about, then its controls by id (see module doc)."""
-    gist = SEPARATOR.join(_items(fragment, words)) or "(empty)"
+    gist = SEPARATOR.join(_items(fragment, words, ids)) or "(empty)"
     if max_tokens is None or count_tokens is None:
         return gist
     return cut_gist(gist, max_tokens, count_tokens) or "(empty)"
@@ -430,28 +459,32 @@ def _source(fragment: Fragment) -> tuple[str, str, tuple[str, ...]]:
 
 
 class ExtractiveGister(Gister):
-    """No model: :func:`extractive_gist` of each fragment, cut to ``max_tokens`` tokens under
-    the model's own counter (the one every budget uses)."""
+    """No model: :func:`extractive_gist` of each fragment (``ids``: controls named by id), cut
+    to ``max_tokens`` tokens under the model's own counter (the one every budget uses)."""
 
     name = "extractive"
 
-    def __init__(self, words: int, max_tokens: int) -> None:
+    def __init__(self, words: int, max_tokens: int, ids: bool = True) -> None:
         super().__init__(words, max_tokens)
+        self.ids = ids
         #: the uncut gists written for ``counted_first``, by what they are written from
         self._drafts: dict[tuple[str, str, tuple[str, ...]], str] = {}
 
     @property
     def version_tag(self) -> str:
-        return "extractive@3"
+        return "extractive@3" if self.ids else "extractive@3/no-ids"
 
     def _counted_first(self, fragments: list[Fragment]) -> list[str]:
         """What cutting each gist counts first (``first_counts``); the gists are kept for
         ``_gist_uncached``."""
-        self._drafts = {_source(f): extractive_gist(f, self.words) for f in fragments}
+        self._drafts = {_source(f): extractive_gist(f, self.words, ids=self.ids) for f in fragments}
         return [text for gist in self._drafts.values() for text in first_counts(gist)]
 
     def _gist_uncached(self, fragments: list[Fragment], log: CallLog) -> list[Written]:
         drafts, self._drafts = self._drafts, {}
-        gists = [drafts.get(_source(f)) or extractive_gist(f, self.words) for f in fragments]
+        gists = [
+            drafts.get(_source(f)) or extractive_gist(f, self.words, ids=self.ids)
+            for f in fragments
+        ]
         cut = cut_gists([(g, self.max_tokens) for g in gists], log.model.count_tokens)
         return [Written(g or "(empty)") for g in cut]

@@ -202,10 +202,11 @@ def build_gister(
     budget_tokens: int | None = None,
     *,
     view: GistView = "reading",
+    ids: bool = True,
 ) -> Gister:
     """The ``"model"`` or ``"extractive"`` gister, writing gists of ``words`` words; the model
     gister puts up to ``batch`` fragments in one call, within ``budget_tokens``, and reads
-    each fragment's ``view``."""
+    each fragment's ``view``; the extractive gister names controls by id or not (``ids``)."""
     if kind == "model":
         return ModelGister(words, max_tokens, batch, budget_tokens, view)
-    return ExtractiveGister(words, max_tokens)
+    return ExtractiveGister(words, max_tokens, ids)
