@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from mind2web_eval.records import SCHEMA_VERSION
+from webagent.agents.settings import AgentSettings
 from webagent.atomic import write_text_atomic
 from webagent.errors import ConfigError
 from webagent.provenance import git_revision, now, package_versions
@@ -104,8 +105,10 @@ def read_manifest(path: Path) -> RunManifest | None:
 
 def check_resume(old: RunManifest, new: RunManifest, path: Path) -> None:
     """A resumed run must use the same agent, model, data and page rendering as the one it
-    continues."""
+    continues. A setting added to the agent since the run began counts as its default (the run
+    used what the default does)."""
     before, after = old.identity(), new.identity()
+    before["agent"] = _agent_as_now(before["agent"])
     changed = [name for name in _IDENTITY if before[name] != after[name]]
     if changed:
         details = "; ".join(f"{n}: was {before[n]!r}, now {after[n]!r}" for n in changed)
@@ -113,6 +116,15 @@ def check_resume(old: RunManifest, new: RunManifest, path: Path) -> None:
             f"{path.parent} holds a run with other settings ({details}); "
             "pass a new --out folder, or the same settings to resume"
         )
+
+
+def _agent_as_now(agent: dict[str, Any]) -> dict[str, Any]:
+    """Recorded agent settings as this version writes them, a setting added since at its
+    default; as recorded where they no longer read (a setting removed since)."""
+    try:
+        return AgentSettings.model_validate(agent).manifest()
+    except ValidationError:
+        return agent
 
 
 def write_manifest(path: Path, manifest: RunManifest) -> None:

@@ -105,6 +105,24 @@ def test_resume_with_another_agent_is_refused(raw_folder: Path, tmp_path: Path) 
         run_eval(settings_for(raw_folder, tmp_path), subject(model, "gist-only"))
 
 
+def test_a_run_from_before_a_setting_was_added_resumes(raw_folder: Path, tmp_path: Path) -> None:
+    """A run recorded before an agent setting existed resumes under its default, and only
+    then: the same run with the setting changed is refused."""
+    tasks, _ = load_tasks(raw_folder)
+    model = oracle_model(Oracle(tasks))
+    run_eval(settings_for(raw_folder, tmp_path, limit=1), subject(model, "raw-html"))
+    path = tmp_path / "manifest.json"
+    manifest = json.loads(path.read_text())
+    del manifest["agent"]["gist_ids"]  # as written before the setting was added
+    path.write_text(json.dumps(manifest))
+    resumed = run_eval(settings_for(raw_folder, tmp_path), subject(model, "raw-html"))
+    assert resumed.steps_resumed == 4 and resumed.steps_run == 6
+    manifest["agent"]["gist_ids"] = False  # a run recorded with another value of it
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(ConfigError, match="gist_ids"):
+        run_eval(settings_for(raw_folder, tmp_path), subject(model, "raw-html"))
+
+
 def test_max_errors_stops_a_failing_run_and_a_rerun_finishes(
     raw_folder: Path, tmp_path: Path
 ) -> None:
