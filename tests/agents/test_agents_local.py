@@ -43,9 +43,9 @@ def test_agent_returns_a_valid_action_with_the_local_model(
     for call in trace.calls:  # every prompt counted with the model's tokenizer fits, repairs too
         assert call.input_tokens <= budget, call.phase
     if not trace.shown_element_ids:
-        # the model's look-up reopened nothing and its gists name no id: nothing to act on
-        # (gist-only then shows extractive gists, which name the page's controls)
-        assert agent not in ("raw-html", "retrieval", "gist-only")
+        # nothing shown by id: nothing to act on (gist-only and ReadAgent-P/S, where nothing is
+        # reopened and the model's gists name no id, show extractive gists, which name them)
+        assert agent not in ("raw-html", "retrieval", "gist-only", "readagent-p", "readagent-s")
         assert trace.error_class == "no_ids_shown" and "act" not in trace.usage
     else:
         assert trace.usage["act"].calls >= 1 and trace.usage["act"].input_tokens > 0

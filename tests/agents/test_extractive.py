@@ -203,7 +203,6 @@ def test_gists_cut_side_by_side_are_the_gists_cut_one_by_one(
     assert remote.requests <= 8
 
 
-
 def test_without_ids_controls_are_named_by_their_words_alone() -> None:
     html = FORM + "<input id=99 type=text>"  # a control without words: nothing to name it by
     with_ids = extractive_gist(fragment(html, [*IDS, "99"]), 30)

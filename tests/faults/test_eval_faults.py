@@ -89,8 +89,10 @@ def test_ids_and_pages_that_do_not_exist_are_recorded(tmp_path: Path) -> None:
     for record in records:
         if record["prediction"].get("error_class") == "no_html":
             continue
-        # nothing could be reopened, so the act prompt shows no id: the act call is skipped
-        assert record["prediction"]["error_class"] == "no_ids_shown"
+        # nothing could be reopened: the act prompt names ids by the parts' extractive gists
+        # (the model's gist "ok" names none), and an id it did not show is recorded as such
+        assert record["prediction"]["error_class"] == "invalid_id"
+        assert "[extractive]" in record["trace"]["memory"]
         lookup = record["trace"]["lookup"][0]
         assert any("out of range" in reason for reason in lookup["rejected"])
 
