@@ -26,7 +26,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from bench.kit import REPO, SHARED, SUMMARIES, figure_parser, intent_tasks, markdown_table
 from bench.kit.answers import ANSWERED_AT, ANSWERS, MODEL, write_requests
@@ -58,7 +58,7 @@ class Row:
     #: fragments alone (``agent.act_gists="none"``), an extractive gist takes at most a model
     #: gist's 64 tokens, so they no longer fill the look-up prompt; 2: and the look-up's gists
     #: name controls by their words, not ids (``agent.gist_ids=false``)
-    lean: int = 0
+    lean: Literal[0, 1, 2] = 0
     #: True: on a seeded third of the tasks (``THIRD_SEED``), named as such: the whole page
     #: is long to read, for a model and for the helpers answering as one
     third: bool = False

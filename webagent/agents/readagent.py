@@ -29,7 +29,7 @@ from webagent.agents.context import context_budget, page_budget
 from webagent.agents.pipeline import Memory, PageAgent, StepContext
 from webagent.contracts import LookupRound, MemoryEdits, Observation, SectionGist
 from webagent.gist.base import Gister
-from webagent.gist.extractive import ExtractiveGister, extractive_gist
+from webagent.gist.extractive import extractive_gist
 from webagent.gist.gister import build_gister
 from webagent.gist.sections import build_section_gister, section_fragment
 from webagent.html.fragment import Fragment, SegmentedPage
@@ -122,14 +122,14 @@ class GistOnlyAgent(PageAgent):
         ctx.trace.timings["gist_s"] = time.perf_counter() - t0
         return gists
 
-    def named(self, ctx: StepContext, gists: Sequence[str]) -> list[str]:
+    def gists_naming_ids(self, ctx: StepContext, gists: Sequence[str]) -> list[str]:
         """The page's gists for an act prompt that reopens nothing: they must offer it ids to
         answer with (``name_controls``)."""
         words, cap = self.settings.gist_words, self.gist_cap
         return name_controls(ctx.page.fragments, gists, words, cap, self._count)
 
     def build_memory(self, ctx: StepContext) -> Memory:
-        gists = self.named(ctx, self.gists(ctx))  # nothing is reopened
+        gists = self.gists_naming_ids(ctx, self.gists(ctx))  # nothing is reopened
         fitted = fit_memory(
             ctx.page.fragments, gists, (), ctx.budget, self._count, prompt=ctx.act_texts
         )
@@ -207,7 +207,7 @@ class ReadAgentP(GistOnlyAgent):
         or (``act_gists='none'``) the fragments reopened alone, the gists left out recorded
         as ``gists_omitted``; where nothing is reopened, the gists either way, naming ids."""
         alone = self.settings.act_gists == "none" and bool(picks)
-        gists = None if alone else raw if picks else self.named(ctx, raw)
+        gists = None if alone else raw if picks else self.gists_naming_ids(ctx, raw)
         fitted = fit_memory(shown, gists, picks, ctx.budget, self._count, prompt=ctx.act_texts)
         if alone:
             opened = set(fitted.reopened)
@@ -340,9 +340,9 @@ class ReadAgentP(GistOnlyAgent):
                 sections_shortened=shortened,
             )
         else:
-            named = self.named(ctx, raw)
+            with_ids = self.gists_naming_ids(ctx, raw)
             fitted = fit_memory(
-                ctx.page.fragments, named, (), ctx.budget, self._count, prompt=ctx.act_texts
+                ctx.page.fragments, with_ids, (), ctx.budget, self._count, prompt=ctx.act_texts
             )
             text, edits = fitted.text, fitted.edits
         return Memory(
@@ -374,9 +374,8 @@ class ReadAgentP(GistOnlyAgent):
         call; a model's gists are shorter, so a page may read flat where this shows levels):
         ``(depth, section)``, top first; empty where the flat memory fits."""
         settings = self.settings
-        raw = ExtractiveGister(
-            settings.gist_words, settings.extractive_max_tokens, settings.gist_ids
-        )
+        words, cap = settings.gist_words, settings.extractive_max_tokens
+        raw = build_gister("extractive", words, cap, ids=settings.gist_ids)
         gists = raw.gist_all(page.fragments, CallLog(self.model), None)
         budget = self._lookup_budget(task, "None")
         memory = fit_memory(page.fragments, gists, (), budget, self._count)

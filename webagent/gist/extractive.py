@@ -268,7 +268,7 @@ def _items(fragment: Fragment, words: int, ids: bool = True) -> list[str]:
     in_runs = {id(c) for k in long_runs for c in runs[k]}
     items += [c.render(4, ids) for _, c in links if id(c) not in in_runs]
     items += [c.render(4, ids) for _, c in links if id(c) in in_runs]
-    return items + [c.render() for c in unnamed] if ids else items
+    return (items + [c.render() for c in unnamed]) if ids else items
 
 
 def cut_gist(gist: str, max_tokens: int, count_tokens: TokenCounter) -> str:
@@ -446,7 +446,8 @@ def extractive_gist(
     count_tokens: TokenCounter | None = None,
     ids: bool = True,
 ) -> str:
-    """The fragment's gist: what it is about, then its controls by id (see module doc)."""
+    """The fragment's gist: what it is about, then its controls by id (``ids=False``: by
+    their words alone; see the module doc)."""
     gist = SEPARATOR.join(_items(fragment, words, ids)) or "(empty)"
     if max_tokens is None or count_tokens is None:
         return gist
