@@ -150,8 +150,11 @@ class PageRenderer:
         # one address for every page (its tree names it): a page renders the same whatever
         # was rendered before it, in a fresh run or a resumed one
         url = PAGE_URL
-        self._serving = (url, page_html)
         try:
+            # leave the page rendered before first: its meta refresh, still pending, would
+            # otherwise go to the same address and take the page being served
+            self._page.goto("about:blank")
+            self._serving = (url, page_html)
             self._page.goto(url, wait_until="load")
             cdp = self._page.context.new_cdp_session(self._page)
             try:
