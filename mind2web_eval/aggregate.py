@@ -93,19 +93,69 @@ def aggregate(scores: Sequence[StepScore], settings: ScoringSettings) -> Aggrega
 
 def _bootstrap(scores: Sequence[StepScore], settings: ScoringSettings) -> dict[str, Interval]:
     counts, sums = _task_table(scores)
-    rng = np.random.default_rng(settings.seed)
-    picks = rng.integers(0, len(counts), size=(settings.bootstrap, len(counts)))
+    picks = _resamples(len(counts), settings)
     means = sums / counts[:, None]
     samples: dict[str, np.ndarray] = {}
     for position, name in enumerate(METRIC_NAMES):
         samples[f"micro.{name}"] = sums[picks, position].sum(1) / counts[picks].sum(1)
         samples[f"macro.{name}"] = means[picks, position].mean(1)
     samples["task_sr"] = (sums[:, 2] == counts)[picks].mean(1)
+    return {key: _interval(v, settings) for key, v in samples.items()}
+
+
+def _resamples(tasks: int, settings: ScoringSettings) -> np.ndarray:
+    """Which tasks each bootstrap resample draws (resamples x tasks), from the seed."""
+    return np.random.default_rng(settings.seed).integers(0, tasks, size=(settings.bootstrap, tasks))
+
+
+def _interval(samples: np.ndarray, settings: ScoringSettings) -> Interval:
     tail = (1.0 - settings.confidence) / 2 * 100
-    return {
-        key: Interval(low=float(np.percentile(v, tail)), high=float(np.percentile(v, 100 - tail)))
-        for key, v in samples.items()
-    }
+    low, high = np.percentile(samples, tail), np.percentile(samples, 100 - tail)
+    return Interval(low=float(low), high=float(high))
+
+
+class PairedDifference(BaseModel):
+    """A run against another on the steps both answered (a step either left pending is left
+    out): the difference in micro step SR, its task-level paired bootstrap interval, and the
+    steps only one of the two got right."""
+
+    steps: int
+    left_out: int = Field(description="counted steps of this run not answered by both")
+    step_sr: float = Field(description="this run's micro step SR minus the other's")
+    ci: Interval | None = None
+    gained: int = Field(description="steps right here and wrong in the other run")
+    lost: int = Field(description="steps wrong here and right in the other run")
+
+
+def paired_difference(
+    other: Sequence[StepScore], scores: Sequence[StepScore], settings: ScoringSettings
+) -> PairedDifference:
+    """``scores`` against ``other`` step by step (same ``action_uid``): both runs' steps are
+    resampled together, task by task, so what the steps share does not widen the interval."""
+    theirs = {s.action_uid: s for s in other if s.counted and s.prediction_status != "missing"}
+    counted = [s for s in scores if s.counted]
+    pairs = [
+        (theirs[s.action_uid], s)
+        for s in counted
+        if s.prediction_status != "missing" and s.action_uid in theirs
+    ]
+    by_task: dict[str, list[int]] = defaultdict(list)
+    for old, new in pairs:
+        by_task[new.annotation_id].append(int(new.step_success) - int(old.step_success))
+    changes = [d for ds in by_task.values() for d in ds]
+    result = PairedDifference(
+        steps=len(pairs),
+        left_out=len(counted) - len(pairs),
+        step_sr=metrics.micro_average([float(d) for d in changes]),
+        gained=changes.count(1),
+        lost=changes.count(-1),
+    )
+    if settings.bootstrap and len(by_task) > 1:
+        counts = np.array([len(ds) for ds in by_task.values()], dtype=float)
+        sums = np.array([sum(ds) for ds in by_task.values()], dtype=float)
+        picks = _resamples(len(counts), settings)
+        result.ci = _interval(sums[picks].sum(1) / counts[picks].sum(1), settings)
+    return result
 
 
 def _breakdown(

@@ -9,7 +9,9 @@ from pathlib import Path
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     compare = subparsers.add_parser(
-        "compare", help="put several eval runs side by side (step SR, element acc, cost)"
+        "compare",
+        help="put several eval runs side by side (step SR, element acc, cost), and each "
+        "against the first, step by step (paired difference in step SR with its interval)",
     )
     compare.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
     compare.add_argument("--json", action="store_true", help="print the table as JSON")

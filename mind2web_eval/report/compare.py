@@ -1,7 +1,12 @@
 """``webagent compare``: several runs side by side (the paper's raw-HTML / gist-only /
 ReadAgent table, with cost). Tokens spent and gist tokens served from the cache are apart:
 agents that share a gist cache (the demo) spend their gists once, in the first run, and the
-runs after it read them from the cache; "—" marks a figure that does not apply."""
+runs after it read them from the cache; "—" marks a figure that does not apply.
+
+Every run after the first is also set against the first, step by step on the steps both
+answered (:func:`~mind2web_eval.aggregate.paired_difference`): two runs on the same steps
+differ less by chance than their own intervals suggest, and a difference inside the paired
+interval is not one the steps can tell."""
 
 from __future__ import annotations
 
@@ -11,6 +16,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from mind2web_eval.aggregate import PairedDifference, paired_difference
+from mind2web_eval.finalize import step_scores
 from mind2web_eval.report.terminal import pct, per_step, table
 from mind2web_eval.run_results import RunResults
 from webagent.errors import DatasetError
@@ -34,6 +41,8 @@ class CompareRow(BaseModel):
     cached_tokens_per_step: float | None = None
     calls_per_step: float
     protocol: str
+    #: against the first run (None for the first run itself)
+    against_first: PairedDifference | None = None
 
 
 def load_results(run_dir: Path) -> RunResults:
@@ -48,9 +57,14 @@ def load_results(run_dir: Path) -> RunResults:
 
 def compare_rows(run_dirs: Sequence[Path]) -> list[CompareRow]:
     rows = []
-    for run_dir in run_dirs:
+    first = load_results(run_dirs[0]).score.settings if run_dirs else None
+    for position, run_dir in enumerate(run_dirs):
         r = load_results(run_dir)
         o = r.score.overall
+        paired = None
+        if position and first is not None:  # scored as the first run is, step by step
+            base, scores = step_scores(run_dirs[0], first), step_scores(run_dir, first)
+            paired = paired_difference(base, scores, first)
         rows.append(
             CompareRow(
                 run=str(run_dir), agent=r.agent, model=r.model, status=r.status,
@@ -60,6 +74,7 @@ def compare_rows(run_dirs: Sequence[Path]) -> list[CompareRow]:
                 tokens_per_step=r.diagnostics.tokens_per_step,
                 cached_tokens_per_step=r.diagnostics.cached_tokens_per_step,
                 calls_per_step=r.diagnostics.calls_per_step, protocol=r.protocol,
+                against_first=paired,
             )
         )  # fmt: skip
     return rows
@@ -88,4 +103,27 @@ def format_compare(rows: Sequence[CompareRow]) -> str:
     lines += [f"protocol: {p}" for p in protocols]
     if len({r.steps for r in rows}) > 1 or any(r.status != "complete" for r in rows):
         lines.append("WARNING: the runs cover different steps or are incomplete; compare with care")
+    if len(rows) > 1:
+        lines += ["", _against_first(rows)]
     return "\n".join(lines)
+
+
+def _against_first(rows: Sequence[CompareRow]) -> str:
+    """Each later run against the first, on the steps both answered."""
+    body = []
+    for r in rows[1:]:
+        d = r.against_first
+        if d is None:
+            continue
+        ci = f" [{100 * d.ci.low:+.1f}, {100 * d.ci.high:+.1f}]" if d.ci else ""
+        body.append(
+            [Path(r.run).name, str(d.steps), f"{100 * d.step_sr:+.1f}{ci}", str(d.gained),
+             str(d.lost), str(d.left_out)]
+        )  # fmt: skip
+    out = table(
+        ["run", "paired steps", "step SR - first's (pp) [CI]", "gained", "lost", "left out"], body
+    )
+    return (
+        f"against {Path(rows[0].run).name}, step by step (micro step SR, a task-level paired "
+        f"bootstrap; left out: steps not answered by both):\n{out}"
+    )

@@ -142,3 +142,12 @@ def test_compare_table_of_three_runs(raw_folder: Path, tmp_path: Path) -> None:
     raw_line = next(line for line in text.splitlines() if line.startswith("raw "))
     assert raw_line.count("\u2014") == 2 and "cached/step" in text
     assert all(r.calls_per_step > 0 and r.tokens_per_step > 0 for r in rows)
+    # each later run against the first, step by step: every step answered by both
+    assert rows[0].against_first is None
+    for r in rows[1:]:
+        d = r.against_first
+        assert d is not None and (d.steps, d.left_out) == (10, 0)
+        assert d.step_sr == pytest.approx(r.micro_step_sr - rows[0].micro_step_sr)
+        assert d.gained - d.lost == round(10 * d.step_sr) and d.lost > 0
+        assert d.ci is not None and d.ci.low <= d.step_sr <= d.ci.high
+    assert "against rp, step by step" in text

@@ -19,10 +19,10 @@ from typing import NamedTuple
 
 import pytest
 
-from mind2web_eval.aggregate import ScoreReport, build_report
+from mind2web_eval.aggregate import ScoreReport, build_report, paired_difference
 from mind2web_eval.data import load_tasks
 from mind2web_eval.predictions import load_predictions
-from mind2web_eval.scoring import ScoringSettings, gold_steps, score_all
+from mind2web_eval.scoring import ScoringSettings, StepScore, gold_steps, score_all
 
 # (element, op F1, step success) per step, by hand
 NO_TOP_K = {
@@ -129,6 +129,40 @@ def test_breakdowns_and_intervals(raw_folder: Path, predictions_file: Path) -> N
     again = _report(raw_folder, predictions_file, settings)
     assert again.overall.ci == report.overall.ci  # seeded
     assert report.by_website["joinup"].ci == {}  # one task: no interval
+
+
+def _steps(results: str) -> list[StepScore]:
+    """Step scores from 'task:step=R' items: R is 1 (right), 0 (wrong) or - (no prediction)."""
+    scores = []
+    for item in results.split():
+        (task, step), result = item.split("=")[0].split(":"), item.split("=")[1]
+        scores.append(
+            StepScore(
+                annotation_id=task, action_uid=f"{task}{step}", gold_status="ok",
+                prediction_status="missing" if result == "-" else "ok", counted=True,
+                element_correct=result == "1", op_f1=float(result == "1"),
+                step_success=result == "1",
+            )
+        )  # fmt: skip
+    return scores
+
+
+def test_a_run_against_another_step_by_step() -> None:
+    base = _steps("A:1=1 A:2=0 A:3=1 B:1=1 B:2=1 C:1=0")
+    # a2 and c1 gained, a3 lost, b2 not answered (left out, not counted as lost)
+    new = _steps("A:1=1 A:2=1 A:3=0 B:1=1 B:2=- C:1=1")
+    settings = ScoringSettings(bootstrap=500, seed=3)
+    d = paired_difference(base, new, settings)
+    assert (d.steps, d.left_out, d.gained, d.lost) == (5, 1, 2, 1)
+    assert d.step_sr == pytest.approx((2 - 1) / 5)
+    # per task A +0 of 3, B +0 of 1, C +1 of 1: every resample lies between 0 and +1
+    assert d.ci is not None and 0.0 <= d.ci.low <= d.step_sr <= d.ci.high <= 1.0
+    assert paired_difference(base, new, settings).ci == d.ci  # seeded
+    same = paired_difference(base, base, settings)
+    assert (same.step_sr, same.gained, same.lost) == (0.0, 0, 0)
+    assert same.ci is not None and same.ci.low == same.ci.high == 0.0
+    one_task = paired_difference(base[:3], new[:3], settings)
+    assert one_task.ci is None and one_task.step_sr == 0.0  # one task: no interval
 
 
 def test_prediction_errors_and_repeats(raw_folder: Path, tmp_path: Path) -> None:
