@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from mind2web_eval.aggregate import PairedDifference, paired_difference
 from mind2web_eval.finalize import step_scores
-from mind2web_eval.report.terminal import pct, per_step, table
+from mind2web_eval.report.terminal import NOT_APPLICABLE, pct, per_step, table
 from mind2web_eval.run_results import RunResults
 from webagent.errors import DatasetError
 from webagent.textfiles import read_text
@@ -113,13 +113,20 @@ def _against_first(rows: Sequence[CompareRow]) -> str:
     body = []
     for r in rows[1:]:
         d = r.against_first
-        if d is None:
+        if d is None:  # only the first run has none
             continue
         ci = f" [{100 * d.ci.low:+.1f}, {100 * d.ci.high:+.1f}]" if d.ci else ""
+        difference = f"{100 * d.step_sr:+.1f}{ci}" if d.steps else NOT_APPLICABLE  # no step shared
         body.append(
-            [Path(r.run).name, str(d.steps), f"{100 * d.step_sr:+.1f}{ci}", str(d.gained),
-             str(d.lost), str(d.left_out)]
-        )  # fmt: skip
+            [
+                Path(r.run).name,
+                str(d.steps),
+                difference,
+                str(d.gained),
+                str(d.lost),
+                str(d.left_out),
+            ]
+        )
     out = table(
         ["run", "paired steps", "step SR - first's (pp) [CI]", "gained", "lost", "left out"], body
     )

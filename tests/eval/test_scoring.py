@@ -163,6 +163,8 @@ def test_a_run_against_another_step_by_step() -> None:
     assert same.ci is not None and same.ci.low == same.ci.high == 0.0
     one_task = paired_difference(base[:3], new[:3], settings)
     assert one_task.ci is None and one_task.step_sr == 0.0  # one task: no interval
+    apart = paired_difference(base, _steps("D:1=1 D:2=0"), settings)  # no step in common
+    assert (apart.steps, apart.left_out, apart.ci) == (0, 2, None)
 
 
 def test_prediction_errors_and_repeats(raw_folder: Path, tmp_path: Path) -> None:
