@@ -253,16 +253,8 @@ def main() -> None:
         "quick": args.quick,
     }
     data = {name: sha12(path) for name, path in sets.items()} | {"pages": sha12(args.pages)}
-    publish(
-        "coverage",
-        args,
-        settings=settings_out,
-        data=data,
-        started=started,
-        text=text,
-        summary=summaries,
-        steps=all_rows,
-    )
+    publish("coverage", args, settings=settings_out, data=data, started=started, text=text,
+            summary=summaries, steps=all_rows)  # fmt: skip
 
 
 if __name__ == "__main__":

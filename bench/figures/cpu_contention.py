@@ -58,14 +58,8 @@ def timed(spin: str, busy: int) -> float:
     loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
     try:
         env = {**os.environ, "GOMP_SPINCOUNT": spin, "PYTHONPATH": str(REPO)}
-        done = subprocess.run(
-            [sys.executable, __file__, "--probe"],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=1800,
-        )
+        done = subprocess.run([sys.executable, __file__, "--probe"], env=env, capture_output=True,
+                              text=True, check=True, timeout=1800)  # fmt: skip
     finally:
         for loop in loops:
             loop.kill()
@@ -113,12 +107,8 @@ def main() -> None:
         " kept busy, the model's threads get the n - b left: about n / (n - b) times the idle"
         " time at best (2x for one busy process on two cores)."
     )
-    settings = {
-        "prompts": PROMPTS,
-        "answer_tokens": ANSWER_TOKENS,
-        "spin_counts": spins,
-        "repeat": args.repeat,
-    }
+    settings = {"prompts": PROMPTS, "answer_tokens": ANSWER_TOKENS, "spin_counts": spins,
+                "repeat": args.repeat}  # fmt: skip
     publish("cpu_contention", args, settings=settings, data={}, started=started, text=text,
             cells=cells)  # fmt: skip
 

@@ -32,7 +32,7 @@ from bench.kit import REPO, SHARED, SUMMARIES, figure_parser, intent_tasks, mark
 from bench.kit.answers import ANSWERED_AT, ANSWERS, MODEL, write_requests
 from bench.kit.answers import waiting as waiting_requests
 from mind2web_eval.cost import run_cost
-from mind2web_eval.report.compare import load_results
+from mind2web_eval.report.compare import compare_rows, load_results
 from webagent.agents.settings import AgentSettings
 from webagent.cli import main as webagent_main
 from webagent.model.answer_file import read_answers
@@ -124,6 +124,8 @@ ROWS: tuple[Row, ...] = (
     Row("axtree", 8192),
     Row("axtree", 32768),
 )
+#: the row every other is set against step by step: ReadAgent-P as the lean rows, with the window
+REFERENCE = ROWS[1]
 COUNTER_NAMES = {"estimate": "byte estimate (5 tokens / 8 bytes)", "gguf": "SmolLM2 BPE"}
 #: the price sheet's entries the table prices every row at: an OpenAI model, an Anthropic one
 PRICES = (find_price("gpt-4.1-mini"), find_price("claude-sonnet-4"))
@@ -197,6 +199,7 @@ def row_figures(row: Row, work: Path, answered: set[str]) -> dict[str, Any]:
         "gold_shown": _round(diag.gold_shown_rate),
         "compression_rate": _round(diag.compression_rate),
         "cost": {p.name: run_cost(out, p).figures() for p in PRICES},  # the cache estimated
+        **against_reference(out, work),
         "error_classes": dict(sorted(diag.error_classes.items())),
     }
     if pending:  # over part of the steps: no figure of the row
@@ -204,18 +207,26 @@ def row_figures(row: Row, work: Path, answered: set[str]) -> dict[str, Any]:
     return figures
 
 
+def against_reference(out: Path, work: Path) -> dict[str, Any]:
+    """Step SR minus :data:`REFERENCE`'s on the steps both answered, and its paired 95% CI."""
+    base = work / REFERENCE.slug  # the reference itself, or a trial without it: none
+    d = None if out == base or not base.is_dir() else compare_rows([base, out])[1].against_first
+    ci = [round(d.ci.low, 4), round(d.ci.high, 4)] if d and d.ci else None
+    return {"step_sr_vs_reference": d and round(d.step_sr, 4), "step_sr_vs_reference_ci": ci}
+
+
 _FIGURES = (
     "step_sr", "step_sr_ci", "element_acc", "element_acc_ci", "op_f1", "op_f1_ci", "task_sr",
     "task_sr_ci", "input_tokens_per_step", "calls_per_step", "gold_shown", "compression_rate",
-    "cost",
+    "cost", "step_sr_vs_reference", "step_sr_vs_reference_ci",
 )  # fmt: skip
 
 
-def _pct(value: float | None, ci: list[float] | None = None) -> str:
+def _pct(value: float | None, ci: list[float] | None = None, sign: str = "") -> str:
     if value is None:
         return "—"
-    interval = f" [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]" if ci else ""
-    return f"{100 * value:.1f}{interval}"
+    interval = f" [{100 * ci[0]:{sign}.1f}, {100 * ci[1]:{sign}.1f}]" if ci else ""
+    return f"{100 * value:{sign}.1f}{interval}"
 
 
 def _usd(cost: dict[str, float]) -> str:
@@ -224,7 +235,8 @@ def _usd(cost: dict[str, float]) -> str:
 
 def table(rows: list[dict[str, Any]]) -> str:
     headers = [
-        "agent (gists) @budget, counter", "step SR % [95% CI]", "element acc %", "op F1 %",
+        "agent (gists) @budget, counter", "step SR % [95% CI]",
+        "step SR − reference, paired, points [95% CI]", "element acc %", "op F1 %",
         "task SR % [95% CI]", "input tok/step", "calls/step", "gold in act prompt %",
         "compression %", *(f"USD/1k steps, {p.name} (cached)" for p in PRICES), "status",
     ]  # fmt: skip
@@ -235,6 +247,7 @@ def table(rows: list[dict[str, Any]]) -> str:
         else [
             r["row"],
             _pct(r["step_sr"], r["step_sr_ci"]),
+            _pct(r["step_sr_vs_reference"], r["step_sr_vs_reference_ci"], "+"),
             _pct(r["element_acc"]),
             _pct(r["op_f1"]),
             _pct(r["task_sr"], r["task_sr_ci"]),
@@ -320,7 +333,10 @@ def summary(rows: list[dict[str, Any]], data: Path) -> tuple[dict[str, Any], str
             "`python bench/figures/method_quality.py` (no model, no network). The tasks are the "
             "repository's own `../shared/intent_tasks` (person-phrased; the look-up selectors "
             "were chosen on them), scored as the official Mind2Web code does (micro step SR, "
-            "element accuracy, op F1; task SR; 95% CIs by a task-level bootstrap).",
+            "element accuracy, op F1; task SR; 95% CIs by a task-level bootstrap). *Step SR − "
+            f"reference*: each row against the reference row, {REFERENCE.label}, on the steps "
+            "both answered (`webagent compare`), its CI by a paired task-level bootstrap: two "
+            "rows on the same steps differ less by chance than their own CIs suggest.",
             "",
             PRICES_NOTE,
             "",

@@ -137,12 +137,8 @@ def write(
         "to act on) or it says STOP early, a run spends less; the figures are then an upper "
         f"bound, not a forecast. {EMBEDDED_CAVEAT}."
     )
-    settings = {
-        "data": str(SAMPLES.relative_to(REPO)),
-        "agents": args.agents,
-        "gisted": args.gisted,
-        "limit": args.limit,
-    }
+    settings = {"data": str(SAMPLES.relative_to(REPO)), "agents": args.agents,
+                "gisted": args.gisted, "limit": args.limit}  # fmt: skip
     publish("plan_accuracy", args, settings=settings, data={}, started=started, text=text,
             agents=per_agent)  # fmt: skip
 
