@@ -115,9 +115,9 @@ def _interval(samples: np.ndarray, settings: ScoringSettings) -> Interval:
 
 
 class PairedDifference(BaseModel):
-    """A run against another on the steps both answered (a step either left pending is left
-    out): the difference in micro step SR, its task-level paired bootstrap interval, and the
-    steps only one of the two got right."""
+    """A run against another on the steps both answered (a step that either run left pending
+    is left out): the difference in micro step SR, its task-level paired bootstrap interval,
+    and the steps only one of the two got right."""
 
     steps: int
     left_out: int = Field(description="counted steps of this run not answered by both")

@@ -5,8 +5,8 @@ runs after it read them from the cache; "—" marks a figure that does not apply
 
 Every run after the first is also set against the first, step by step on the steps both
 answered (:func:`~mind2web_eval.aggregate.paired_difference`): two runs on the same steps
-differ less by chance than their own intervals suggest, and a difference inside the paired
-interval is not one the steps can tell."""
+differ less by chance than their own intervals suggest; where the paired interval holds 0,
+the steps cannot tell the two runs apart."""
 
 from __future__ import annotations
 
