@@ -20,25 +20,22 @@ from mind2web_eval.aggregate import build_report
 from mind2web_eval.data import DatasetSummary
 from mind2web_eval.diagnostics import StepDiagnostics, summarize
 from mind2web_eval.manifest import read_manifest
-from mind2web_eval.predictions import load_predictions
-from mind2web_eval.records import LoadIssue, Prediction
+from mind2web_eval.records import LoadIssue
 from mind2web_eval.report.html import write_html_report
-from mind2web_eval.run_results import Attempts, RunFiles, RunResults, run_files
-from mind2web_eval.scoring import GoldStep, ScoringSettings, StepScore, score_all
+from mind2web_eval.run_results import (
+    Attempts,
+    RunFiles,
+    RunResults,
+    read_gold,
+    run_files,
+    score_files,
+)
+from mind2web_eval.scoring import GoldStep, ScoringSettings
 from mind2web_eval.store import ResultStore
 from webagent.atomic import write_lines_atomic
-from webagent.errors import DatasetError
-from webagent.textfiles import read_lines, read_text
+from webagent.textfiles import read_text
 
-__all__ = [
-    "RunFiles",
-    "RunResults",
-    "finalize_run",
-    "run_files",
-    "score_run",
-    "step_scores",
-    "write_gold",
-]
+__all__ = ["RunFiles", "RunResults", "finalize_run", "run_files", "score_run", "write_gold"]
 
 
 def count_attempts(gold: Iterable[GoldStep], store: ResultStore) -> Attempts:
@@ -71,17 +68,6 @@ def write_gold(
     (run_dir / "data.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 
-def read_gold(path: Path) -> list[GoldStep]:
-    if not path.is_file():
-        raise DatasetError(f"{path} is missing: run `webagent eval` on this folder again")
-    gold = []
-    for line in read_lines(path):
-        if line.problem:
-            raise DatasetError(f"{path}: line {line.number}: {line.problem}")
-        gold.append(GoldStep.model_validate_json(line.text))
-    return gold
-
-
 def _write_predictions(store: ResultStore, path: Path) -> list[StepDiagnostics]:
     diagnostics: list[StepDiagnostics] = []
 
@@ -94,29 +80,13 @@ def _write_predictions(store: ResultStore, path: Path) -> list[StepDiagnostics]:
     return diagnostics
 
 
-def _score_files(
-    files: RunFiles, gold: list[GoldStep], scoring: ScoringSettings
-) -> tuple[list[StepScore], int, list[LoadIssue]]:
-    """Each gold step's score from ``predictions.jsonl``, unknown predictions, load issues."""
-    predictions: dict[str, Prediction]
-    predictions, issues = load_predictions(files.predictions)
-    scores, unknown = score_all(gold, predictions, scoring)
-    return scores, unknown, issues
-
-
-def step_scores(run_dir: Path, scoring: ScoringSettings) -> list[StepScore]:
-    """A finished run's step scores, as its ``results.json`` counted them (nothing written)."""
-    files = run_files(run_dir)
-    return _score_files(files, read_gold(files.gold), scoring)[0]
-
-
 def score_run(run_dir: Path, scoring: ScoringSettings) -> RunResults:
     """Score a run folder from its predictions and gold (rescoring needs no model)."""
     files = run_files(run_dir)
     store = ResultStore(files.results_jsonl)
     diagnostics = _write_predictions(store, files.predictions)
     gold = read_gold(files.gold)
-    scores, unknown, issues = _score_files(files, gold, scoring)
+    scores, unknown, issues = score_files(files, gold, scoring)
     manifest = read_manifest(run_dir / "manifest.json")
     data_path = run_dir / "data.json"
     data = json.loads(read_text(data_path)) if data_path.is_file() else {}

@@ -1,5 +1,6 @@
-"""The files of an eval run folder and its ``results.json`` record: apart from the code that
-writes them (:mod:`mind2web_eval.finalize`) and the reports that read them."""
+"""The files of an eval run folder, its ``results.json`` record, and its steps scored from its
+files: apart from the code that writes them (:mod:`mind2web_eval.finalize`) and the reports
+that read them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from pydantic import BaseModel, Field
 
 from mind2web_eval.aggregate import ScoreReport
 from mind2web_eval.diagnostics import PENDING_REASONS, DiagnosticsSummary
-from mind2web_eval.records import SCHEMA_VERSION
+from mind2web_eval.predictions import load_predictions
+from mind2web_eval.records import SCHEMA_VERSION, LoadIssue, Prediction
+from mind2web_eval.scoring import GoldStep, ScoringSettings, StepScore, score_all
+from webagent.errors import DatasetError
+from webagent.textfiles import read_lines
 
 
 class RunFiles(BaseModel):
@@ -76,3 +81,30 @@ def run_files(run_dir: Path) -> RunFiles:
         results_json=run_dir / "results.json",
         report_html=run_dir / "report.html",
     )
+
+
+def read_gold(path: Path) -> list[GoldStep]:
+    if not path.is_file():
+        raise DatasetError(f"{path} is missing: run `webagent eval` on this folder again")
+    gold = []
+    for line in read_lines(path):
+        if line.problem:
+            raise DatasetError(f"{path}: line {line.number}: {line.problem}")
+        gold.append(GoldStep.model_validate_json(line.text))
+    return gold
+
+
+def score_files(
+    files: RunFiles, gold: list[GoldStep], scoring: ScoringSettings
+) -> tuple[list[StepScore], int, list[LoadIssue]]:
+    """Each gold step's score from ``predictions.jsonl``, unknown predictions, load issues."""
+    predictions: dict[str, Prediction]
+    predictions, issues = load_predictions(files.predictions)
+    scores, unknown = score_all(gold, predictions, scoring)
+    return scores, unknown, issues
+
+
+def step_scores(run_dir: Path, scoring: ScoringSettings) -> list[StepScore]:
+    """A finished run's step scores, as its ``results.json`` counted them (nothing written)."""
+    files = run_files(run_dir)
+    return score_files(files, read_gold(files.gold), scoring)[0]

@@ -17,9 +17,8 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from mind2web_eval.aggregate import PairedDifference, paired_difference
-from mind2web_eval.finalize import step_scores
 from mind2web_eval.report.terminal import NOT_APPLICABLE, pct, per_step, table
-from mind2web_eval.run_results import RunResults
+from mind2web_eval.run_results import RunResults, step_scores
 from webagent.errors import DatasetError
 from webagent.textfiles import read_text
 
