@@ -165,7 +165,7 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
-def row_figures(row: Row, work: Path, answered: set[str]) -> dict[str, Any]:
+def row_figures(row: Row, work: Path, answered: set[str], reference: Path | None) -> dict[str, Any]:
     out = work / row.slug
     results = load_results(out / "results.json")
     overall, diag = results.score.overall, results.diagnostics
@@ -199,7 +199,7 @@ def row_figures(row: Row, work: Path, answered: set[str]) -> dict[str, Any]:
         "gold_shown": _round(diag.gold_shown_rate),
         "compression_rate": _round(diag.compression_rate),
         "cost": {p.name: run_cost(out, p).figures() for p in PRICES},  # the cache estimated
-        **against_reference(out, work),
+        **against_reference(out, reference),
         "error_classes": dict(sorted(diag.error_classes.items())),
     }
     if pending:  # over part of the steps: no figure of the row
@@ -207,10 +207,9 @@ def row_figures(row: Row, work: Path, answered: set[str]) -> dict[str, Any]:
     return figures
 
 
-def against_reference(out: Path, work: Path) -> dict[str, Any]:
-    """Step SR minus :data:`REFERENCE`'s on the steps both answered, and its paired 95% CI."""
-    base = work / REFERENCE.slug  # the reference itself, or a trial without it: none
-    d = None if out == base or not base.is_dir() else compare_rows([base, out])[1].against_first
+def against_reference(out: Path, reference: Path | None) -> dict[str, Any]:
+    """Step SR minus the reference run's on the steps both answered, and its paired 95% CI."""
+    d = None if reference in (None, out) else compare_rows([reference, out])[1].against_first
     ci = [round(d.ci.low, 4), round(d.ci.high, 4)] if d and d.ci else None
     return {"step_sr_vs_reference": d and round(d.step_sr, 4), "step_sr_vs_reference_ci": ci}
 
@@ -369,14 +368,14 @@ def main() -> int:
         work.mkdir(parents=True, exist_ok=True)
         data = build_tasks(work)
         answered = set(read_answers(ANSWERS))
-        figures = []
         for number, row in enumerate(rows, start=1):
             print(f"[{number}/{len(rows)}] {row.label}", file=sys.stderr, flush=True)
             code = run_row(row, data, work)
             if code not in (0, 5):
                 print(f"{row.label}: webagent eval exited {code}", file=sys.stderr)
                 return code
-            figures.append(row_figures(row, work, answered))
+        reference = work / REFERENCE.slug if REFERENCE in rows else None  # run now, or none
+        figures = [row_figures(row, work, answered, reference) for row in rows]
         if args.requests is not None:
             folders = {row.slug: work / row.slug / "batch" for row in rows}
             return write_requests(folders, args.requests, answered)
