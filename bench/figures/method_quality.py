@@ -211,7 +211,8 @@ def against_reference(out: Path, reference: Path | None) -> dict[str, Any]:
     """Step SR minus the reference run's on the steps both answered, and its paired 95% CI."""
     d = None if reference in (None, out) else compare_rows([reference, out])[1].against_first
     ci = [round(d.ci.low, 4), round(d.ci.high, 4)] if d and d.ci else None
-    return {"step_sr_vs_reference": d and round(d.step_sr, 4), "step_sr_vs_reference_ci": ci}
+    points = None if d is None else round(d.step_sr, 4)
+    return {"step_sr_vs_reference": points, "step_sr_vs_reference_ci": ci}
 
 
 _FIGURES = (

@@ -56,14 +56,15 @@ def load_results(run_dir: Path) -> RunResults:
 
 def compare_rows(run_dirs: Sequence[Path]) -> list[CompareRow]:
     rows = []
-    first = load_results(run_dirs[0]).score.settings if run_dirs else None
-    for position, run_dir in enumerate(run_dirs):
-        r = load_results(run_dir)
+    results = [load_results(run_dir) for run_dir in run_dirs]
+    # every later run is scored as the first is, and set against it step by step
+    first = results[0].score.settings if results else None
+    base = step_scores(run_dirs[0], first) if first is not None and len(run_dirs) > 1 else []
+    for position, (run_dir, r) in enumerate(zip(run_dirs, results, strict=True)):
         o = r.score.overall
         paired = None
-        if position and first is not None:  # scored as the first run is, step by step
-            base, scores = step_scores(run_dirs[0], first), step_scores(run_dir, first)
-            paired = paired_difference(base, scores, first)
+        if position and first is not None:
+            paired = paired_difference(base, step_scores(run_dir, first), first)
         rows.append(
             CompareRow(
                 run=str(run_dir), agent=r.agent, model=r.model, status=r.status,

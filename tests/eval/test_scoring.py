@@ -135,7 +135,8 @@ def _steps(results: str) -> list[StepScore]:
     """Step scores from 'task:step=R' items: R is 1 (right), 0 (wrong) or - (no prediction)."""
     scores = []
     for item in results.split():
-        (task, step), result = item.split("=")[0].split(":"), item.split("=")[1]
+        where, result = item.split("=")
+        task, step = where.split(":")
         scores.append(
             StepScore(
                 annotation_id=task, action_uid=f"{task}{step}", gold_status="ok",
